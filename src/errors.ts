@@ -1,0 +1,74 @@
+/**
+ * The one error catalog. Every failure a caller can see is an `AppError` with a stable code
+ * from this table; the HTTP error handler (src/http/error-handler.ts) renders it as
+ * `{ ok: false, error, code, request_id, details? }`. Domain modules throw these values and
+ * never HTTP errors. Add new codes here (SCREAMING_SNAKE), with a status and a default message.
+ */
+
+export const ERROR_CATALOG = {
+  // 400 — the request itself is wrong
+  VALIDATION_FAILED: { status: 400, message: 'The request is invalid.' },
+  INVALID_JSON: { status: 400, message: 'The request body is not valid JSON.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Request bodies must be sent as application/json.' },
+  INVALID_RUT: { status: 400, message: 'The RUT is malformed or its check digit is wrong.' },
+  TOTALS_MISMATCH: { status: 400, message: 'The document totals do not match the referenced document.' },
+  REFERENCE_NOT_FOUND: { status: 400, message: 'The referenced document was not issued by this issuer.' },
+  // 401 / 403 / 404 / 405 / 413
+  UNAUTHENTICATED: { status: 401, message: 'A valid API key is required: send Authorization: Bearer timbre_…' },
+  INVALID_API_KEY: { status: 401, message: 'The API key is invalid or has been revoked.' },
+  FORBIDDEN_ISSUER: { status: 403, message: 'This API key has no access to the issuer.' },
+  FORBIDDEN_ROLE: { status: 403, message: 'This API key’s role may not perform this operation.' },
+  INVALID_TOKEN: { status: 403, message: 'The public token does not open this document.' },
+  ISSUER_NOT_FOUND: { status: 404, message: 'The issuer does not exist or is inactive.' },
+  DOCUMENT_NOT_FOUND: { status: 404, message: 'No document with that type and folio exists for this issuer.' },
+  ROUTE_NOT_FOUND: { status: 404, message: 'Unknown endpoint.' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed for this endpoint.' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body exceeds the 1 MiB limit.' },
+  // 409 / 422 / 429
+  IDEMPOTENCY_KEY_REUSED: { status: 409, message: 'This Idempotency-Key was used with a different request body.' },
+  IDEMPOTENCY_IN_PROGRESS: { status: 409, message: 'A request with this Idempotency-Key is still being processed.' },
+  NO_CERTIFICATE: { status: 422, message: 'The issuer has no digital certificate.' },
+  CERTIFICATE_EXPIRED: { status: 422, message: 'The issuer’s digital certificate has expired.' },
+  CERTIFICATE_NOT_YET_VALID: { status: 422, message: 'The issuer’s digital certificate is not valid yet.' },
+  FOLIOS_EXHAUSTED: { status: 422, message: 'No CAF folios are available for this document type.' },
+  SANDBOX_NOT_SUBMITTABLE: { status: 422, message: 'Sandbox documents are never sent to the SII.' },
+  UNPROCESSABLE: { status: 422, message: 'The request cannot be processed.' },
+  RATE_LIMITED: { status: 429, message: 'Too many requests.' },
+  // 5xx — our side
+  INTERNAL: { status: 500, message: 'Internal error. The request id identifies it in our logs.' },
+  DOCUMENT_SCHEMA_INVALID: { status: 500, message: 'The generated document failed XSD validation (a Timbre bug); nothing was stored.' },
+  SII_UNAVAILABLE: { status: 502, message: 'The SII could not be reached.' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'The service is shutting down or not ready.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details?: ErrorDetail[];
+  readonly headers?: Record<string, string>;
+
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    extra: { details?: ErrorDetail[]; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(message ?? ERROR_CATALOG[code].message, extra.cause === undefined ? undefined : { cause: extra.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.status = ERROR_CATALOG[code].status;
+    if (extra.details) this.details = extra.details;
+    if (extra.headers) this.headers = extra.headers;
+  }
+}
+
+/** Shorthand for a 400 naming one field. */
+export function validationError(path: string, message: string): AppError {
+  return new AppError('VALIDATION_FAILED', `${path}: ${message}`, { details: [{ path, message }] });
+}

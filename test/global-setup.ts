@@ -1,0 +1,2 @@
+// Placeholder: replaced by the embedded-Postgres setup.
+export default function setup(): void {}
