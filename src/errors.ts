@@ -9,7 +9,7 @@ export const ERROR_CATALOG = {
   // 400 — the request itself is wrong
   VALIDATION_FAILED: { status: 400, message: 'The request is invalid.' },
   INVALID_JSON: { status: 400, message: 'The request body is not valid JSON.' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Request bodies must be sent as application/json.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 400, message: 'Request bodies must be sent with Content-Type: application/json.' },
   INVALID_RUT: { status: 400, message: 'The RUT is malformed or its check digit is wrong.' },
   TOTALS_MISMATCH: { status: 400, message: 'The document totals do not match the referenced document.' },
   REFERENCE_NOT_FOUND: { status: 400, message: 'The referenced document was not issued by this issuer.' },
@@ -34,6 +34,17 @@ export const ERROR_CATALOG = {
   SANDBOX_NOT_SUBMITTABLE: { status: 422, message: 'Sandbox documents are never sent to the SII.' },
   UNPROCESSABLE: { status: 422, message: 'The request cannot be processed.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests.' },
+  // Operator (CLI) errors
+  ISSUER_EXISTS: { status: 409, message: 'An issuer with that RUT already exists.' },
+  ACCOUNT_NOT_FOUND: { status: 404, message: 'No account with that id exists.' },
+  KEY_NOT_FOUND: { status: 404, message: 'No API key with that id exists.' },
+  KEY_LIMIT_REACHED: { status: 409, message: 'The account already has 5 active API keys; revoke one first.' },
+  CAF_ISSUER_MISMATCH: { status: 422, message: 'The CAF was issued to another RUT.' },
+  CAF_KEY_MISMATCH: { status: 422, message: 'The CAF private key (RSASK) does not match its public key (RSAPK).' },
+  CAF_SIGNATURE_INVALID: { status: 422, message: 'The CAF signature (FRMA) does not verify with any trusted SII key.' },
+  CAF_ALREADY_IMPORTED: { status: 409, message: 'This CAF range overlaps a range already imported for the issuer.' },
+  CERT_EXPIRED: { status: 422, message: 'The certificate has expired.' },
+  CERT_NO_HOLDER_RUT: { status: 422, message: 'The certificate does not carry the holder RUT (SII OID 1.3.6.1.4.1.8321.1).' },
   // 5xx — our side
   INTERNAL: { status: 500, message: 'Internal error. The request id identifies it in our logs.' },
   DOCUMENT_SCHEMA_INVALID: { status: 500, message: 'The generated document failed XSD validation (a Timbre bug); nothing was stored.' },
@@ -72,3 +83,14 @@ export class AppError extends Error {
 export function validationError(path: string, message: string): AppError {
   return new AppError('VALIDATION_FAILED', `${path}: ${message}`, { details: [{ path, message }] });
 }
+
+/** `/items/0/qty` → `items[0].qty` */
+export function formatPath(segments: ReadonlyArray<PropertyKey>): string {
+  let out = '';
+  for (const s of segments) {
+    if (typeof s === 'number' || (typeof s === 'string' && /^\d+$/.test(s))) out += `[${String(s)}]`;
+    else out += out ? `.${String(s)}` : String(s);
+  }
+  return out;
+}
+

@@ -1,0 +1,125 @@
+/**
+ * API keys: `timbre_<40 base62 chars>` (≈238 bits). Only the SHA-256 of the key is stored,
+ * with a short display prefix; the key is shown once, at creation. At most 5 active keys per
+ * account (contract §8), enforced under a row lock on the account so that two concurrent
+ * creations cannot both take the fifth slot.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import { AppError } from '../errors.ts';
+import type { ApiKey, Issuer, Role } from '../generated/prisma/client.ts';
+import { findIssuerOrThrow } from './issuers.ts';
+
+export const KEY_PREFIX = 'timbre';
+export const MAX_ACTIVE_KEYS_PER_ACCOUNT = 5;
+export const ROLES = ['owner', 'editor', 'viewer'] as const satisfies readonly Role[];
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const BODY_LENGTH = 40;
+/** The shape of a well-formed key; anything else is refused before touching the database. */
+export const KEY_PATTERN = /^timbre_[0-9A-Za-z]{40}$/;
+
+function randomBody(): string {
+  // Rejection sampling keeps every character uniformly distributed (256 is not a multiple of 62).
+  let out = '';
+  while (out.length < BODY_LENGTH) {
+    for (const b of randomBytes(64)) {
+      if (b < 248 && out.length < BODY_LENGTH) out += BASE62[b % 62];
+    }
+  }
+  return out;
+}
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export function displayPrefix(key: string): string {
+  return key.slice(0, KEY_PREFIX.length + 1 + 6);
+}
+
+export async function createApiKey(
+  ctx: AppContext,
+  input: { rut: string; role: string },
+): Promise<{ record: ApiKey; key: string; issuer: Issuer }> {
+  if (!(ROLES as readonly string[]).includes(input.role)) {
+    throw new AppError('VALIDATION_FAILED', `role must be one of ${ROLES.join(', ')}`, {
+      details: [{ path: 'role', message: `must be one of ${ROLES.join(', ')}` }],
+    });
+  }
+  const issuer = await findIssuerOrThrow(ctx, input.rut, { includeInactive: true });
+  const key = `${KEY_PREFIX}_${randomBody()}`;
+  const record = await ctx.db.prisma.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM accounts WHERE id = ${issuer.accountId}::uuid FOR UPDATE`;
+    const active = await tx.apiKey.count({ where: { accountId: issuer.accountId, revokedAt: null } });
+    if (active >= MAX_ACTIVE_KEYS_PER_ACCOUNT) {
+      throw new AppError(
+        'KEY_LIMIT_REACHED',
+        `The account already has ${active} active API keys (the limit is ${MAX_ACTIVE_KEYS_PER_ACCOUNT}); revoke one with \`key revoke --id ID\` first.`,
+      );
+    }
+    return tx.apiKey.create({
+      data: {
+        accountId: issuer.accountId,
+        issuerId: issuer.id,
+        role: input.role as Role,
+        prefix: displayPrefix(key),
+        hash: hashKey(key),
+      },
+    });
+  });
+  return { record, key, issuer };
+}
+
+export async function revokeApiKey(ctx: AppContext, id: string): Promise<ApiKey> {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) throw new AppError('KEY_NOT_FOUND', `No API key with id ${id}.`);
+  const existing = await ctx.db.prisma.apiKey.findUnique({ where: { id } });
+  if (!existing) throw new AppError('KEY_NOT_FOUND', `No API key with id ${id}.`);
+  if (existing.revokedAt) return existing;
+  return ctx.db.prisma.apiKey.update({ where: { id }, data: { revokedAt: ctx.clock() } });
+}
+
+export async function listApiKeys(ctx: AppContext, rut: string): Promise<ApiKey[]> {
+  const issuer = await findIssuerOrThrow(ctx, rut, { includeInactive: true });
+  return ctx.db.prisma.apiKey.findMany({ where: { issuerId: issuer.id }, orderBy: { createdAt: 'asc' } });
+}
+
+export function apiKeyView(k: ApiKey, issuerRut?: string) {
+  return {
+    id: k.id,
+    prefix: k.prefix,
+    role: k.role,
+    ...(issuerRut ? { rut: issuerRut } : {}),
+    status: k.revokedAt ? 'revoked' : 'active',
+    created_at: k.createdAt.toISOString(),
+    revoked_at: k.revokedAt?.toISOString() ?? null,
+    last_used_at: k.lastUsedAt?.toISOString() ?? null,
+  };
+}
+
+export interface AuthenticatedKey {
+  id: string;
+  role: Role;
+  issuer: Issuer;
+}
+
+/** Interval below which last_used_at is not rewritten: no database write per request. */
+const LAST_USED_RESOLUTION_MS = 60 * 60 * 1000;
+
+/**
+ * Looks a presented key up by its hash. Returns null for malformed, unknown or revoked keys
+ * (the caller answers 401 without saying which). Records last use at most once an hour, off
+ * the request path.
+ */
+export async function authenticateApiKey(ctx: AppContext, presented: string): Promise<AuthenticatedKey | null> {
+  if (!KEY_PATTERN.test(presented)) return null;
+  const row = await ctx.db.prisma.apiKey.findUnique({ where: { hash: hashKey(presented) }, include: { issuer: true } });
+  if (!row || row.revokedAt) return null;
+  const now = ctx.clock();
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    ctx.db.prisma.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: now } }).catch((err: unknown) => {
+      ctx.log.warn({ err, key_id: row.id }, 'could not record API key use');
+    });
+  }
+  return { id: row.id, role: row.role, issuer: row.issuer };
+}

@@ -1,0 +1,49 @@
+/**
+ * First-start demo: a demo account, a sandbox issuer and an owner key, so that
+ * `npm install && npm start` ends with a working curl line. Runs once per database (guarded
+ * by a settings row under an advisory lock, so several instances starting together create
+ * one demo). The key is printed once and never stored in clear.
+ */
+import type { AppContext } from '../context.ts';
+import { createApiKey } from './api-keys.ts';
+import { createIssuer } from './issuers.ts';
+
+export const DEMO_ISSUER = {
+  rut: '76086428-5',
+  name: 'Comercial Demo Ñuñoa SpA',
+  giro: 'Venta al por menor de artículos de ferretería y servicios de software',
+  acteco: ['475201', '620200'],
+  address: 'Av. Irarrázaval 1234',
+  comuna: 'Ñuñoa',
+  city: 'Santiago',
+  ambiente: 0,
+  vatRate: 19,
+  resolutionDate: '2014-08-22',
+  resolutionNumber: 80,
+} as const;
+
+export interface DemoResult {
+  created: boolean;
+  rut: string;
+  key?: string;
+}
+
+export async function ensureDemo(ctx: AppContext): Promise<DemoResult> {
+  const { prisma } = ctx.db;
+  return prisma.$transaction(
+    async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(727466101)`;
+      const marker = await tx.setting.findUnique({ where: { key: 'demo_created' } });
+      if (marker) return { created: false, rut: DEMO_ISSUER.rut };
+      await tx.setting.create({ data: { key: 'demo_created', value: new Uint8Array(Buffer.from(new Date().toISOString())) } });
+      return { created: true, rut: DEMO_ISSUER.rut };
+    },
+    { timeout: 30_000 },
+  ).then(async (r) => {
+    if (!r.created) return r;
+    const existing = await prisma.issuer.findUnique({ where: { rut: DEMO_ISSUER.rut } });
+    if (!existing) await createIssuer(ctx, { ...DEMO_ISSUER, acteco: [...DEMO_ISSUER.acteco] });
+    const { key } = await createApiKey(ctx, { rut: DEMO_ISSUER.rut, role: 'owner' });
+    return { ...r, key };
+  });
+}

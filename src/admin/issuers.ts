@@ -1,0 +1,155 @@
+/**
+ * Operator use cases for accounts and issuers (CLI `issuer create|update|deactivate|list`).
+ * Field limits are the SII's for the Emisor block (DTE_v10.xsd: RznSoc 100, GiroEmis 80,
+ * Acteco 6 digits ×1..4, DirOrigen 70, CmnaOrigen 20, CiudadOrigen 20) so that every issuer we
+ * accept can actually issue.
+ */
+import { z } from 'zod';
+import type { AppContext } from '../context.ts';
+import { isUniqueViolation } from '../db/database.ts';
+import { normalizeRut } from '../dte/rut.ts';
+import { AppError } from '../errors.ts';
+import type { Issuer } from '../generated/prisma/client.ts';
+import { isoDate, zodToAppError } from './validation.ts';
+
+const rut = z.string().transform((v, ctx) => {
+  const r = normalizeRut(v);
+  if (!r) {
+    ctx.addIssue({ code: 'custom', message: 'is not a valid RUT (format 12345678-9, check digit módulo 11)' });
+    return z.NEVER;
+  }
+  return r;
+});
+
+const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+
+export const issuerFieldsSchema = z.object({
+  name: text(100),
+  giro: text(80),
+  acteco: z
+    .array(z.string().regex(/^\d{6}$/, 'must be a 6-digit SII economic activity code'))
+    .min(1, 'needs at least one code')
+    .max(4, 'accepts at most 4 codes'),
+  address: text(70),
+  comuna: text(20),
+  city: text(20).nullable().optional(),
+  ambiente: z.number().int().min(0, 'must be 0 (sandbox) or 1 (live)').max(1, 'must be 0 (sandbox) or 1 (live)'),
+  vatRate: z.number().int('must be a whole percentage').min(0).max(100),
+  resolutionDate: isoDate.nullable(),
+  resolutionNumber: z.number().int().min(0).max(999_999).nullable(),
+});
+
+export type IssuerFields = z.infer<typeof issuerFieldsSchema>;
+
+const createSchema = issuerFieldsSchema
+  .partial({ city: true, ambiente: true, vatRate: true, resolutionDate: true, resolutionNumber: true })
+  .extend({ rut, accountId: z.string().uuid('must be an account id (uuid)').optional() });
+
+export type CreateIssuerInput = z.input<typeof createSchema>;
+
+export async function createIssuer(ctx: AppContext, input: CreateIssuerInput): Promise<Issuer> {
+  const parsed = createSchema.safeParse(input);
+  if (!parsed.success) throw zodToAppError(parsed.error);
+  const v = parsed.data;
+  const { prisma } = ctx.db;
+  try {
+    return await prisma.$transaction(async (tx) => {
+      let accountId = v.accountId;
+      if (accountId) {
+        const account = await tx.account.findUnique({ where: { id: accountId } });
+        if (!account) throw new AppError('ACCOUNT_NOT_FOUND', `No account with id ${accountId}.`);
+      } else {
+        accountId = (await tx.account.create({ data: { name: v.name } })).id;
+      }
+      return tx.issuer.create({
+        data: {
+          accountId,
+          rut: v.rut,
+          name: v.name,
+          giro: v.giro,
+          acteco: v.acteco,
+          address: v.address,
+          comuna: v.comuna,
+          city: v.city ?? null,
+          siiAmbiente: v.ambiente ?? 0,
+          vatRate: v.vatRate ?? 19,
+          resolutionDate: v.resolutionDate ? new Date(`${v.resolutionDate}T00:00:00Z`) : null,
+          resolutionNumber: v.resolutionNumber ?? null,
+        },
+      });
+    });
+  } catch (e) {
+    if (isUniqueViolation(e)) throw new AppError('ISSUER_EXISTS', `An issuer with RUT ${v.rut} already exists.`);
+    throw e;
+  }
+}
+
+export type UpdateIssuerInput = Partial<IssuerFields>;
+
+export async function updateIssuer(ctx: AppContext, rutText: string, input: UpdateIssuerInput): Promise<Issuer> {
+  const issuer = await findIssuerOrThrow(ctx, rutText, { includeInactive: true });
+  const parsed = issuerFieldsSchema.partial().safeParse(input);
+  if (!parsed.success) throw zodToAppError(parsed.error);
+  const v = parsed.data;
+  return ctx.db.prisma.issuer.update({
+    where: { id: issuer.id },
+    data: {
+      ...(v.name !== undefined && { name: v.name }),
+      ...(v.giro !== undefined && { giro: v.giro }),
+      ...(v.acteco !== undefined && { acteco: v.acteco }),
+      ...(v.address !== undefined && { address: v.address }),
+      ...(v.comuna !== undefined && { comuna: v.comuna }),
+      ...(v.city !== undefined && { city: v.city }),
+      ...(v.ambiente !== undefined && { siiAmbiente: v.ambiente }),
+      ...(v.vatRate !== undefined && { vatRate: v.vatRate }),
+      ...(v.resolutionDate !== undefined && {
+        resolutionDate: v.resolutionDate ? new Date(`${v.resolutionDate}T00:00:00Z`) : null,
+      }),
+      ...(v.resolutionNumber !== undefined && { resolutionNumber: v.resolutionNumber }),
+    },
+  });
+}
+
+export async function deactivateIssuer(ctx: AppContext, rutText: string): Promise<Issuer> {
+  const issuer = await findIssuerOrThrow(ctx, rutText, { includeInactive: true });
+  return ctx.db.prisma.issuer.update({ where: { id: issuer.id }, data: { active: false } });
+}
+
+export async function listIssuers(ctx: AppContext): Promise<Issuer[]> {
+  return ctx.db.prisma.issuer.findMany({ orderBy: { createdAt: 'asc' } });
+}
+
+export async function findIssuerOrThrow(
+  ctx: AppContext,
+  rutText: string,
+  opts: { includeInactive?: boolean } = {},
+): Promise<Issuer> {
+  const r = normalizeRut(rutText);
+  if (!r) throw new AppError('INVALID_RUT', `"${rutText}" is not a valid RUT.`);
+  const issuer = await ctx.db.prisma.issuer.findUnique({ where: { rut: r } });
+  if (!issuer || (!opts.includeInactive && !issuer.active)) {
+    throw new AppError('ISSUER_NOT_FOUND', `No ${opts.includeInactive ? '' : 'active '}issuer with RUT ${r}.`);
+  }
+  return issuer;
+}
+
+/** The JSON shape the CLI prints for an issuer (DESIGN §5 Admin). */
+export function issuerView(i: Issuer) {
+  return {
+    rut: i.rut,
+    account_id: i.accountId,
+    name: i.name,
+    giro: i.giro,
+    acteco: i.acteco,
+    address: i.address,
+    comuna: i.comuna,
+    city: i.city,
+    ambiente: i.siiAmbiente,
+    env: i.siiAmbiente === 0 ? 'sandbox' : 'live',
+    vat_rate: i.vatRate,
+    resolution_date: i.resolutionDate ? i.resolutionDate.toISOString().slice(0, 10) : null,
+    resolution_number: i.resolutionNumber,
+    active: i.active,
+    created_at: i.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * buildApp: the whole service as a Fastify instance (STYLE §1). The server (src/server.ts)
+ * listens; tests call `app.inject`. Dependencies come in through `opts`.
+ */
+import { randomBytes } from 'node:crypto';
+import sensible from '@fastify/sensible';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type HTTPMethods } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { type Logger, pino } from 'pino';
+import type { Config } from './config.ts';
+import type { AppContext, Clock } from './context.ts';
+import type { Database } from './db/database.ts';
+import { AppError } from './errors.ts';
+import { registerAuth } from './http/auth.ts';
+import { errorBody, registerErrorHandler, sendError } from './http/error-handler.ts';
+import { emisionesRoute } from './http/routes/emisiones.ts';
+import { loggerOptions } from './logger.ts';
+
+export const BODY_LIMIT = 1024 * 1024; // 1 MiB (DESIGN §5 Limits)
+
+export interface BuildAppOptions {
+  config: Config;
+  db: Database;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+const ALL_METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
+  const logger = opts.logger ?? pino(loggerOptions(opts.config.LOG_LEVEL));
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    bodyLimit: BODY_LIMIT,
+    // Honour a caller's X-Request-Id when it is sane, so integrators can correlate.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomBytes(12).toString('base64url')}`;
+    },
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  const ctx: AppContext = { config: opts.config, db: opts.db, clock: opts.clock ?? (() => new Date()), log: app.log as Logger };
+  app.decorate('ctx', ctx);
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  await app.register(sensible);
+  registerErrorHandler(app);
+  // Before auth, so that even a 401 carries the request id.
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', String(request.id));
+  });
+
+  registerAuth(app, ctx);
+
+  // Remember every route so that a known path with the wrong method answers 405 + Allow.
+  const methodsByUrl = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const set = methodsByUrl.get(route.url) ?? new Set<string>();
+    for (const m of methods) set.add(m);
+    methodsByUrl.set(route.url, set);
+  });
+
+  app.get('/health', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ ok: true }));
+  await app.register(emisionesRoute(ctx));
+
+  await app.register(async (instance) => {
+    for (const [url, methods] of [...methodsByUrl]) {
+      const missing = ALL_METHODS.filter((m) => !methods.has(m));
+      if (missing.length === 0) continue;
+      const allow = [...methods].filter((m) => m !== 'HEAD' || methods.has('GET')).join(', ');
+      instance.route({
+        method: missing,
+        url,
+        config: { auth: 'none' },
+        schema: { hide: true },
+        handler: async (request, reply) => {
+          reply.header('Allow', allow);
+          return sendError(
+            request,
+            reply,
+            new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${url}; use ${allow}.`),
+          );
+        },
+      });
+    }
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send(errorBody(request, 'ROUTE_NOT_FOUND', `Unknown endpoint: ${request.method} ${request.url.split('?')[0]}`));
+  });
+
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+  }
+}

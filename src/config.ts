@@ -1,0 +1,76 @@
+/**
+ * Configuration: one zod schema over the environment, parsed once at boot. This is the only
+ * module that reads `process.env` (besides the `.env` loader). An invalid value stops the
+ * process with every bad key listed. `.env.example` documents every key.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { config as loadDotenv } from 'dotenv';
+import { z } from 'zod';
+
+const boolish = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const url = z.string().url();
+
+export const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** postgres://… ; unset → embedded PostgreSQL under TIMBRE_DATA_DIR. */
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  TIMBRE_DATA_DIR: z.string().min(1).default('.data'),
+  /** Base URL used to build pdf_url / xml_url; default http://localhost:PORT. */
+  PUBLIC_BASE_URL: url.optional(),
+  /** 32 bytes, base64 or hex: encrypts certificates and CAF keys at rest (AES-256-GCM). */
+  TIMBRE_MASTER_KEY: z.string().optional(),
+  /** Create the demo account, sandbox issuer and owner key on first start. */
+  TIMBRE_DEMO: boolish.default(true),
+  /** Extra public keys (PEM, concatenated, or a path to a PEM file) trusted to sign CAFs. */
+  TIMBRE_EXTRA_CAF_KEYS: z.string().optional(),
+  SII_DTEWS_URL: url.default('https://maullin.sii.cl'),
+  SII_UPLOAD_URL: url.default('https://maullin.sii.cl'),
+  SII_BOLETA_API_URL: url.default('https://apicert.sii.cl/recursos/v1'),
+  SII_BOLETA_UPLOAD_URL: url.default('https://pangal.sii.cl/recursos/v1'),
+  SII_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /** Background jobs (SII submission and polling) run in this process. */
+  JOBS_ENABLED: boolish.default(true),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+});
+
+export type Config = z.infer<typeof configSchema> & {
+  dataDir: string;
+  publicBaseUrl: string;
+};
+
+export class ConfigError extends Error {
+  constructor(readonly issues: string[]) {
+    super(`Invalid configuration:\n  ${issues.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses a configuration from an environment-like record (tests pass their own). */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const result = configSchema.safeParse(cleaned);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  const c = result.data;
+  return {
+    ...c,
+    dataDir: resolve(c.TIMBRE_DATA_DIR),
+    publicBaseUrl: (c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, ''),
+  };
+}
+
+/** Reads `.env` (when present) and the process environment. */
+export function loadConfig(): Config {
+  if (existsSync('.env')) loadDotenv({ path: '.env', quiet: true });
+  return parseConfig(process.env);
+}

@@ -1,0 +1,94 @@
+/**
+ * Opening the database: DATABASE_URL when configured, otherwise the embedded PostgreSQL;
+ * migrations applied; one pg pool shared by Prisma. Prisma error codes are translated here
+ * and nowhere else (STYLE §5).
+ */
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import type { Config } from '../config.ts';
+import { Prisma, PrismaClient } from '../generated/prisma/client.ts';
+import { type EmbeddedPostgres, ensureEmbeddedPostgres } from './embedded.ts';
+import { applyMigrations } from './migrate.ts';
+import { createSecretBox, resolveMasterKey, type SecretBox } from './secrets.ts';
+
+export { Prisma, PrismaClient };
+
+export interface Database {
+  prisma: PrismaClient;
+  pool: pg.Pool;
+  url: string;
+  secrets: SecretBox;
+  embedded: EmbeddedPostgres | null;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** Overrides the configured/embedded URL (tests use per-file databases). */
+  url?: string;
+  log?: (msg: string) => void;
+  poolMax?: number;
+  migrate?: boolean;
+}
+
+export async function openDatabase(config: Config, opts: OpenOptions = {}): Promise<Database> {
+  const log = opts.log ?? (() => {});
+  let embedded: EmbeddedPostgres | null = null;
+  let url = opts.url ?? config.DATABASE_URL;
+  if (!url) {
+    embedded = await ensureEmbeddedPostgres(config.dataDir, { log });
+    url = embedded.url;
+  }
+  if (opts.migrate !== false) {
+    const { applied } = await applyMigrations(url);
+    if (applied.length) log(`applied migrations: ${applied.join(', ')}`);
+  }
+  const pool = new pg.Pool({ connectionString: url, max: opts.poolMax ?? config.DB_POOL_MAX });
+  pool.on('error', () => {}); // idle-client errors (server restarts) surface on the next query instead
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const { key } = resolveMasterKey(config.TIMBRE_MASTER_KEY, config.dataDir);
+  const secrets = createSecretBox(key);
+  try {
+    await checkMasterKey(prisma, secrets);
+  } catch (e) {
+    await prisma.$disconnect();
+    await pool.end();
+    throw e;
+  }
+  return {
+    prisma,
+    pool,
+    url,
+    secrets,
+    embedded,
+    async close() {
+      await prisma.$disconnect();
+      await pool.end();
+      if (embedded) await embedded.release();
+    },
+  };
+}
+
+/**
+ * Refuses to start with a master key other than the one that encrypted the stored secrets:
+ * a wrong key would otherwise only show up later as undecryptable certificates.
+ */
+async function checkMasterKey(prisma: PrismaClient, secrets: SecretBox): Promise<void> {
+  const row = await prisma.setting.findUnique({ where: { key: 'master_key_check' } });
+  if (!row) {
+    await prisma.setting
+      .create({ data: { key: 'master_key_check', value: new Uint8Array(secrets.seal('timbre')) } })
+      .catch((e: unknown) => {
+        if (!isUniqueViolation(e)) throw e;
+      });
+    return;
+  }
+  try {
+    secrets.open(Buffer.from(row.value));
+  } catch {
+    throw new Error('The master key does not match the one this database was encrypted with (TIMBRE_MASTER_KEY).');
+  }
+}
+
+export function isUniqueViolation(e: unknown): boolean {
+  return e instanceof Prisma.PrismaClientKnownRequestError && e.code === 'P2002';
+}

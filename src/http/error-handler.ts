@@ -1,0 +1,72 @@
+/**
+ * The one error handler (STYLE §4): every failure leaves as
+ * `{ ok: false, error, code, request_id, details? }` with the catalog's status. Unknown errors
+ * become a generic 500 whose body reveals nothing; the cause is logged with the request id.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { AppError, ERROR_CATALOG, type ErrorCode, type ErrorDetail, formatPath } from '../errors.ts';
+
+export function errorBody(request: FastifyRequest, code: ErrorCode, message?: string, details?: ErrorDetail[]) {
+  return {
+    ok: false as const,
+    error: message ?? ERROR_CATALOG[code].message,
+    code,
+    request_id: String(request.id),
+    ...(details && details.length ? { details } : {}),
+  };
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
+  if (err.headers) reply.headers(err.headers);
+  return reply.status(err.status).send(errorBody(request, err.code, err.message, err.details));
+}
+
+const CONTEXT_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
+
+function fromFastifyError(err: FastifyError): AppError | null {
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    const context = CONTEXT_NAMES[(err as { validationContext?: string }).validationContext ?? 'body'] ?? 'body';
+    const details = err.validation.map((v) => {
+      const segments = v.instancePath.split('/').filter(Boolean);
+      const path = formatPath(segments) || context;
+      return { path, message: v.message ?? 'is invalid' };
+    });
+    const first = details[0];
+    const summary = first ? `${first.path}: ${first.message}` : 'The request is invalid.';
+    return new AppError('VALIDATION_FAILED', details.length > 1 ? `${summary} (and ${details.length - 1} more)` : summary, {
+      details,
+    });
+  }
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('INVALID_JSON', 'The request body is empty; send a JSON object.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('INVALID_JSON');
+    default:
+      break;
+  }
+  if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
+    return new AppError('INVALID_JSON');
+  }
+  if (err.statusCode === 413) return new AppError('PAYLOAD_TOO_LARGE');
+  if (err.statusCode === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE');
+  return null;
+}
+
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const appError = error instanceof AppError ? error : fromFastifyError(error);
+    if (appError) {
+      if (appError.status >= 500) request.log.error({ err: error, code: appError.code }, 'request failed');
+      return sendError(request, reply, appError);
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.status(500).send(errorBody(request, 'INTERNAL'));
+  });
+}

@@ -1,0 +1,53 @@
+/**
+ * How a stored document is shown through the API (DESIGN §5 list entries), and its public
+ * file URLs, absolute from PUBLIC_BASE_URL, carrying the document's `tk` token.
+ */
+import type { Config } from '../config.ts';
+import type { Document } from '../generated/prisma/client.ts';
+
+export function fileUrls(config: Config, issuerRut: string, doc: Pick<Document, 'type' | 'folio' | 'publicToken'>) {
+  const base = `${config.publicBaseUrl}/api/${issuerRut}`;
+  const tk = encodeURIComponent(doc.publicToken);
+  return {
+    pdf_url: `${base}/pdf/${doc.type}/${doc.folio}?tk=${tk}`,
+    xml_url: `${base}/xml/${doc.type}/${doc.folio}?tk=${tk}`,
+  };
+}
+
+export function totalsView(doc: Pick<Document, 'net' | 'exempt' | 'vat' | 'vatRate' | 'total'>) {
+  return {
+    net: Number(doc.net),
+    exempt: Number(doc.exempt),
+    vat: Number(doc.vat),
+    vat_rate: doc.vatRate,
+    total: Number(doc.total),
+  };
+}
+
+export function documentView(config: Config, issuerRut: string, doc: Document) {
+  return {
+    type: doc.type,
+    folio: doc.folio,
+    date: doc.date.toISOString().slice(0, 10),
+    receiver: { rut: doc.receiverRut, name: doc.receiverName },
+    totals: totalsView(doc),
+    env: doc.environment,
+    estado_sii: doc.estadoSii,
+    track_id: doc.trackId,
+    ...fileUrls(config, issuerRut, doc),
+    created_at: doc.createdAt.toISOString(),
+  };
+}
+
+export type DocumentView = ReturnType<typeof documentView>;
+
+/** Lower-case, accent-free text for `q` search (stored in documents.search_text). */
+export function searchable(text: string): string {
+  return text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/\./g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}

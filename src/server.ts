@@ -1,0 +1,84 @@
+/**
+ * The only file that listens. Boot: config → database (embedded PostgreSQL unless
+ * DATABASE_URL) with migrations → demo issuer on first start → HTTP. SIGTERM/SIGINT: stop
+ * accepting, let in-flight requests finish (bounded by SHUTDOWN_TIMEOUT_MS), close the pool,
+ * stop the embedded PostgreSQL if no one else uses it.
+ */
+import { pino } from 'pino';
+import { ensureDemo } from './admin/demo.ts';
+import { buildApp } from './app.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { openDatabase } from './db/database.ts';
+import { loggerOptions } from './logger.ts';
+
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`${e.message}\n`);
+      process.exit(78);
+    }
+    throw e;
+  }
+  const logger = pino(loggerOptions(config.LOG_LEVEL));
+  const started = Date.now();
+  const db = await openDatabase(config, { log: (msg) => logger.info(msg) });
+  const app = await buildApp({ config, db, logger });
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    const timer = setTimeout(() => {
+      logger.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, config.SHUTDOWN_TIMEOUT_MS);
+    timer.unref();
+    try {
+      await app.close();
+      await db.close();
+      logger.info('shutdown complete');
+      process.exit(0);
+    } catch (err) {
+      logger.error({ err }, 'error during shutdown');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await app.listen({ port: config.PORT, host: config.HOST });
+  logger.info({ port: config.PORT, ms: Date.now() - started }, 'Timbre is listening');
+
+  if (config.TIMBRE_DEMO) {
+    const demo = await ensureDemo(app.ctx);
+    const base = config.publicBaseUrl;
+    if (demo.key) {
+      process.stdout.write(
+        [
+          '',
+          '  Timbre is running with a demo sandbox issuer.',
+          `  Issuer RUT : ${demo.rut}`,
+          `  Owner key  : ${demo.key}   (shown once; store it now)`,
+          '',
+          '  Try it:',
+          `  curl -H "Authorization: Bearer ${demo.key}" ${base}/api/${demo.rut}/emisiones`,
+          '',
+        ].join('\n') + '\n',
+      );
+    } else {
+      process.stdout.write(
+        `\n  Demo sandbox issuer ${demo.rut} already exists (its key was printed on first start).\n` +
+          `  New key: npm run cli -- key create --rut ${demo.rut} --role owner\n\n`,
+      );
+    }
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`Timbre failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
