@@ -1,0 +1,45 @@
+/**
+ * `cert import`: the issuer's signing certificate (.p12). Parsed with node-forge, refused when
+ * the password is wrong, there is no private key, it has expired or it lacks the holder RUT
+ * (SII OID 1.3.6.1.4.1.8321.1, needed as RutEnvia / rutSender). Stored encrypted (.p12 and
+ * password); the holder RUT and validity are kept in clear for queries.
+ */
+import { createHash } from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import { assertUsableForImport, parsePkcs12 } from '../dte/certificate.ts';
+import type { Certificate } from '../generated/prisma/client.ts';
+import { findIssuerOrThrow } from './issuers.ts';
+
+export async function importCertificate(
+  ctx: AppContext,
+  input: { rut: string; p12: Buffer; password: string },
+): Promise<Certificate> {
+  const issuer = await findIssuerOrThrow(ctx, input.rut, { includeInactive: true });
+  const cert = parsePkcs12(input.p12, input.password);
+  assertUsableForImport(cert, ctx.clock());
+  const { secrets } = ctx.db;
+  return ctx.db.prisma.certificate.create({
+    data: {
+      issuerId: issuer.id,
+      kind: 'imported',
+      p12Encrypted: new Uint8Array(secrets.seal(input.p12)),
+      passwordEncrypted: new Uint8Array(secrets.seal(input.password)),
+      holderRut: cert.holderRut ?? '',
+      subjectName: cert.subjectName,
+      fingerprint: createHash('sha256').update(Buffer.from(cert.certDerBase64, 'base64')).digest('hex'),
+      notBefore: cert.notBefore,
+      notAfter: cert.notAfter,
+    },
+  });
+}
+
+export function certificateView(c: Certificate) {
+  return {
+    id: c.id,
+    holder_rut: c.holderRut,
+    subject: c.subjectName,
+    not_before: c.notBefore.toISOString(),
+    not_after: c.notAfter.toISOString(),
+    fingerprint_sha256: c.fingerprint,
+  };
+}

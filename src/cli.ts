@@ -1,0 +1,248 @@
+/**
+ * Operator CLI: `npm run cli -- <command> [flags] [--json]` (DESIGN §5 Admin — the command
+ * names, flags and JSON shapes are a contract; scripts depend on them). Human output by
+ * default; `--json` prints exactly one JSON object on stdout. Any failure exits non-zero with a
+ * clear message on stderr (1: refused/failed, 2: usage). It reaches the same database as the
+ * service, including the embedded one, whether or not the service is running.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { apiKeyView, createApiKey, listApiKeys, revokeApiKey } from './admin/api-keys.ts';
+import { cafView, importCaf } from './admin/cafs.ts';
+import { certificateView, importCertificate } from './admin/certificates.ts';
+import {
+  createIssuer,
+  deactivateIssuer,
+  issuerView,
+  listIssuers,
+  type UpdateIssuerInput,
+  updateIssuer,
+} from './admin/issuers.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import type { AppContext } from './context.ts';
+import { openDatabase } from './db/database.ts';
+import { AppError } from './errors.ts';
+import { loggerOptions } from './logger.ts';
+
+const USAGE = `Usage: npm run cli -- <command> [flags] [--json]
+
+  issuer create --rut R --name N --giro G --acteco CODE [--acteco CODE…] --address A --comuna C
+                [--city X] [--ambiente 0|1] [--vat-rate 19] [--resolution-date YYYY-MM-DD]
+                [--resolution-number N] [--account ID]
+  issuer update --rut R [same flags as create]
+  issuer deactivate --rut R
+  issuer list
+  cert import --rut R --file F.p12 --password P
+  caf import --rut R --file F.xml
+  key create --rut R --role owner|editor|viewer
+  key revoke --id ID
+  key list --rut R
+
+  --json   print one JSON object on stdout`;
+
+class UsageError extends Error {}
+
+const OPTIONS = {
+  rut: { type: 'string' },
+  name: { type: 'string' },
+  giro: { type: 'string' },
+  acteco: { type: 'string', multiple: true },
+  address: { type: 'string' },
+  comuna: { type: 'string' },
+  city: { type: 'string' },
+  ambiente: { type: 'string' },
+  'vat-rate': { type: 'string' },
+  'resolution-date': { type: 'string' },
+  'resolution-number': { type: 'string' },
+  account: { type: 'string' },
+  file: { type: 'string' },
+  password: { type: 'string' },
+  role: { type: 'string' },
+  id: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Flags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+function need(flags: Flags, name: keyof Flags): string {
+  const v = flags[name];
+  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+function int(flags: Flags, name: 'ambiente' | 'vat-rate' | 'resolution-number'): number | undefined {
+  const v = flags[name];
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number`);
+  return Number(v);
+}
+
+function issuerFields(flags: Flags): UpdateIssuerInput {
+  const acteco = flags.acteco?.flatMap((a) => a.split(',')).map((a) => a.trim()).filter(Boolean);
+  const fields: UpdateIssuerInput = {};
+  if (flags.name !== undefined) fields.name = flags.name;
+  if (flags.giro !== undefined) fields.giro = flags.giro;
+  if (acteco !== undefined) fields.acteco = acteco;
+  if (flags.address !== undefined) fields.address = flags.address;
+  if (flags.comuna !== undefined) fields.comuna = flags.comuna;
+  if (flags.city !== undefined) fields.city = flags.city;
+  const ambiente = int(flags, 'ambiente');
+  if (ambiente !== undefined) fields.ambiente = ambiente;
+  const vat = int(flags, 'vat-rate');
+  if (vat !== undefined) fields.vatRate = vat;
+  if (flags['resolution-date'] !== undefined) fields.resolutionDate = flags['resolution-date'];
+  const resNumber = int(flags, 'resolution-number');
+  if (resNumber !== undefined) fields.resolutionNumber = resNumber;
+  return fields;
+}
+
+function readInput(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    throw new AppError('VALIDATION_FAILED', `Cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
+
+interface Output {
+  json: unknown;
+  human: string;
+}
+
+function table(rows: Record<string, unknown>[], columns: string[]): string {
+  if (rows.length === 0) return '(none)';
+  const cells = rows.map((r) => columns.map((c) => (r[c] === null || r[c] === undefined ? '' : String(r[c]))));
+  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => (row[i] ?? '').length)));
+  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  return [line(columns.map((c) => c.toUpperCase())), ...cells.map(line)].join('\n');
+}
+
+async function run(ctx: AppContext, command: string, flags: Flags): Promise<Output> {
+  switch (command) {
+    case 'issuer create': {
+      const f = issuerFields(flags);
+      const issuer = await createIssuer(ctx, {
+        ...f,
+        rut: need(flags, 'rut'),
+        name: need(flags, 'name'),
+        giro: need(flags, 'giro'),
+        acteco: f.acteco ?? (need(flags, 'acteco') as never),
+        address: need(flags, 'address'),
+        comuna: need(flags, 'comuna'),
+        ...(flags.account !== undefined && { accountId: flags.account }),
+      });
+      const v = issuerView(issuer);
+      return { json: v, human: `Created issuer ${v.rut} (${v.name}), ${v.env}, account ${v.account_id}` };
+    }
+    case 'issuer update': {
+      const fields = issuerFields(flags);
+      if (Object.keys(fields).length === 0) throw new UsageError('issuer update needs at least one field flag');
+      const v = issuerView(await updateIssuer(ctx, need(flags, 'rut'), fields));
+      return { json: v, human: `Updated issuer ${v.rut} (${v.name}), ${v.env}` };
+    }
+    case 'issuer deactivate': {
+      const v = issuerView(await deactivateIssuer(ctx, need(flags, 'rut')));
+      return { json: v, human: `Deactivated issuer ${v.rut}; its API calls now answer 404.` };
+    }
+    case 'issuer list': {
+      const issuers = (await listIssuers(ctx)).map(issuerView);
+      return {
+        json: { issuers },
+        human: table(issuers, ['rut', 'name', 'env', 'active', 'account_id']),
+      };
+    }
+    case 'cert import': {
+      const rut = need(flags, 'rut');
+      const p12 = readInput(need(flags, 'file'));
+      const v = certificateView(await importCertificate(ctx, { rut, p12, password: need(flags, 'password') }));
+      return {
+        json: v,
+        human: `Imported certificate of ${v.subject} (holder ${v.holder_rut}), valid ${v.not_before.slice(0, 10)} → ${v.not_after.slice(0, 10)}`,
+      };
+    }
+    case 'caf import': {
+      const rut = need(flags, 'rut');
+      const v = cafView(await importCaf(ctx, { rut, xml: readInput(need(flags, 'file')) }));
+      return { json: v, human: `Imported CAF for type ${v.type}: folios ${v.from}–${v.to} (id ${v.id})` };
+    }
+    case 'key create': {
+      const { record, key, issuer } = await createApiKey(ctx, { rut: need(flags, 'rut'), role: need(flags, 'role') });
+      return {
+        json: { id: record.id, key, role: record.role, rut: issuer.rut, prefix: record.prefix },
+        human: `Created ${record.role} key ${record.id} for ${issuer.rut}:\n\n  ${key}\n\nThis is the only time the key is shown.`,
+      };
+    }
+    case 'key revoke': {
+      const k = await revokeApiKey(ctx, need(flags, 'id'));
+      return { json: apiKeyView(k), human: `Revoked key ${k.id} (${k.prefix}…)` };
+    }
+    case 'key list': {
+      const rut = need(flags, 'rut');
+      const keys = (await listApiKeys(ctx, rut)).map((k) => apiKeyView(k));
+      return {
+        json: { keys },
+        human: table(keys, ['id', 'prefix', 'role', 'status', 'created_at', 'last_used_at']),
+      };
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (e) {
+    process.stderr.write(`error: ${(e as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const { values: flags, positionals } = parsed;
+  if (flags.help || positionals.length === 0) {
+    process.stdout.write(`${USAGE}\n`);
+    return flags.help ? 0 : 2;
+  }
+  const command = positionals.slice(0, 2).join(' ');
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    process.stderr.write(`${e instanceof ConfigError ? e.message : String(e)}\n`);
+    return 78;
+  }
+  const log = pino({ ...loggerOptions(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL) }, pino.destination(2));
+  let db: Awaited<ReturnType<typeof openDatabase>> | undefined;
+  try {
+    if (positionals.length > 2) throw new UsageError(`unexpected argument "${positionals[2]}"`);
+    db = await openDatabase(config, { poolMax: 2 });
+    const out = await run({ config, db, clock: () => new Date(), log }, command, flags);
+    process.stdout.write(flags.json ? `${JSON.stringify(out.json)}\n` : `${out.human}\n`);
+    return 0;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`error: ${e.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    if (e instanceof AppError) {
+      const detail = e.details && e.details.length > 1 ? `\n${e.details.map((d) => `  ${d.path}: ${d.message}`).join('\n')}` : '';
+      process.stderr.write(`error: ${e.message}${detail}\n`);
+      if (flags.json) process.stdout.write(`${JSON.stringify({ ok: false, error: e.message, code: e.code })}\n`);
+      return 1;
+    }
+    log.error({ err: e }, 'cli failure');
+    process.stderr.write(`error: ${(e as Error).message}\n`);
+    return 1;
+  } finally {
+    await db?.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`error: ${String(err)}\n`);
+    process.exit(1);
+  },
+);
