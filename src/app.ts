@@ -8,12 +8,15 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type HTTPMethods
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type Logger, pino } from 'pino';
 import type { Config } from './config.ts';
-import type { AppContext, Clock } from './context.ts';
+import { type AppContext, type Clock, createKeyCaches } from './context.ts';
 import type { Database } from './db/database.ts';
 import { AppError } from './errors.ts';
 import { registerAuth } from './http/auth.ts';
 import { errorBody, registerErrorHandler, sendError } from './http/error-handler.ts';
 import { emisionesRoute } from './http/routes/emisiones.ts';
+import { emitirRoute } from './http/routes/emitir.ts';
+import { filesRoutes } from './http/routes/files.ts';
+import { foliosRoutes } from './http/routes/folios.ts';
 import { loggerOptions } from './logger.ts';
 
 export const BODY_LIMIT = 1024 * 1024; // 1 MiB (DESIGN §5 Limits)
@@ -42,7 +45,13 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<ZodTypeProvider>();
 
-  const ctx: AppContext = { config: opts.config, db: opts.db, clock: opts.clock ?? (() => new Date()), log: app.log as Logger };
+  const ctx: AppContext = {
+    config: opts.config,
+    db: opts.db,
+    clock: opts.clock ?? (() => new Date()),
+    log: app.log as Logger,
+    caches: createKeyCaches(),
+  };
   app.decorate('ctx', ctx);
 
   app.setValidatorCompiler(validatorCompiler);
@@ -66,7 +75,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   });
 
   app.get('/health', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ ok: true }));
+  await app.register(emitirRoute(ctx));
   await app.register(emisionesRoute(ctx));
+  await app.register(filesRoutes(ctx));
+  await app.register(foliosRoutes(ctx));
 
   await app.register(async (instance) => {
     for (const [url, methods] of [...methodsByUrl]) {

@@ -20,7 +20,7 @@ import {
   updateIssuer,
 } from './admin/issuers.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import type { AppContext } from './context.ts';
+import { type AppContext, createKeyCaches } from './context.ts';
 import { openDatabase } from './db/database.ts';
 import { AppError } from './errors.ts';
 import { loggerOptions } from './logger.ts';
@@ -217,7 +217,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     if (positionals.length > 2) throw new UsageError(`unexpected argument "${positionals[2]}"`);
     db = await openDatabase(config, { poolMax: 2 });
-    const out = await run({ config, db, clock: () => new Date(), log }, command, flags);
+    const out = await run({ config, db, clock: () => new Date(), log, caches: createKeyCaches() }, command, flags);
     process.stdout.write(flags.json ? `${JSON.stringify(out.json)}\n` : `${out.human}\n`);
     return 0;
   } catch (e) {

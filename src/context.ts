@@ -8,9 +8,24 @@ import type { Database } from './db/database.ts';
 
 export type Clock = () => Date;
 
+/**
+ * Per-process caches of parsed key material (parsing a .p12 or a PEM per signature would
+ * dominate issuing time). Keyed by database id; never shared across processes.
+ */
+export interface KeyCaches {
+  certificates: Map<string, unknown>;
+  cafs: Map<string, unknown>;
+  values: Map<string, unknown>;
+}
+
+export function createKeyCaches(): KeyCaches {
+  return { certificates: new Map(), cafs: new Map(), values: new Map() };
+}
+
 export interface AppContext {
   config: Config;
   db: Database;
   clock: Clock;
   log: Logger;
+  caches: KeyCaches;
 }

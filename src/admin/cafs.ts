@@ -19,7 +19,8 @@ import {
   verifyCafSignature,
 } from '../dte/caf.ts';
 import { AppError } from '../errors.ts';
-import type { Caf, CafSource, Environment } from '../generated/prisma/client.ts';
+import type { SecretBox } from '../db/secrets.ts';
+import type { Caf, CafSource, Environment, Prisma } from '../generated/prisma/client.ts';
 import { findIssuerOrThrow } from './issuers.ts';
 
 /** The SII keys plus the configured extra ones (PEM text or a path to a PEM file). */
@@ -52,7 +53,7 @@ export async function importCaf(ctx: AppContext, input: { rut: string; xml: Buff
   return storeCaf(ctx, issuer.id, caf, input.xml, 'live', 'imported');
 }
 
-/** Stores a verified CAF; refuses a range overlapping one already stored for the same type. */
+/** Stores a verified CAF under a lock on the issuer row. */
 export async function storeCaf(
   ctx: AppContext,
   issuerId: string,
@@ -61,36 +62,47 @@ export async function storeCaf(
   environment: Environment,
   source: CafSource,
 ): Promise<Caf> {
-  const { prisma, secrets } = ctx.db;
-  return prisma.$transaction(async (tx) => {
+  return ctx.db.prisma.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT id FROM issuers WHERE id = ${issuerId}::uuid FOR UPDATE`;
-    const overlapping = await tx.caf.findFirst({
-      where: { issuerId, environment, type: caf.td, rangeFrom: { lte: caf.to }, rangeTo: { gte: caf.from } },
-    });
-    if (overlapping) {
-      throw new AppError(
-        'CAF_ALREADY_IMPORTED',
-        `Folios ${caf.from}–${caf.to} of type ${caf.td} overlap the range ${overlapping.rangeFrom}–${overlapping.rangeTo} already stored.`,
-      );
-    }
-    const expires = cafExpiresAt(caf);
-    return tx.caf.create({
-      data: {
-        issuerId,
-        environment,
-        source,
-        type: caf.td,
-        rangeFrom: caf.from,
-        rangeTo: caf.to,
-        nextFolio: caf.from,
-        authorisedAt: new Date(`${caf.fa}T00:00:00Z`),
-        expiresAt: expires,
-        idk: caf.idk,
-        cafXml: caf.cafXml,
-        privateKeyEncrypted: new Uint8Array(secrets.seal(caf.privateKeyPem)),
-        originalEncrypted: new Uint8Array(secrets.seal(original)),
-      },
-    });
+    return insertCaf(tx, ctx.db.secrets, { issuerId, caf, original, environment, source });
+  });
+}
+
+/**
+ * Inserts a CAF row; refuses a range overlapping one already stored for the same issuer,
+ * environment and type. The caller holds the issuer row lock.
+ */
+export async function insertCaf(
+  tx: Prisma.TransactionClient,
+  secrets: SecretBox,
+  input: { issuerId: string; caf: ParsedCaf; original: Buffer; environment: Environment; source: CafSource },
+): Promise<Caf> {
+  const { issuerId, caf, environment } = input;
+  const overlapping = await tx.caf.findFirst({
+    where: { issuerId, environment, type: caf.td, rangeFrom: { lte: caf.to }, rangeTo: { gte: caf.from } },
+  });
+  if (overlapping) {
+    throw new AppError(
+      'CAF_ALREADY_IMPORTED',
+      `Folios ${caf.from}–${caf.to} of type ${caf.td} overlap the range ${overlapping.rangeFrom}–${overlapping.rangeTo} already stored.`,
+    );
+  }
+  return tx.caf.create({
+    data: {
+      issuerId,
+      environment,
+      source: input.source,
+      type: caf.td,
+      rangeFrom: caf.from,
+      rangeTo: caf.to,
+      nextFolio: caf.from,
+      authorisedAt: new Date(`${caf.fa}T00:00:00Z`),
+      expiresAt: cafExpiresAt(caf),
+      idk: caf.idk,
+      cafXml: caf.cafXml,
+      privateKeyEncrypted: new Uint8Array(secrets.seal(caf.privateKeyPem)),
+      originalEncrypted: new Uint8Array(secrets.seal(input.original)),
+    },
   });
 }
 

@@ -112,6 +112,7 @@ CREATE TABLE "documents" (
     "vat_rate" INTEGER NOT NULL,
     "total" BIGINT NOT NULL,
     "request" JSONB NOT NULL,
+    "model" JSONB NOT NULL,
     "signed_xml" BYTEA NOT NULL,
     "ted" TEXT NOT NULL,
     "public_token" TEXT NOT NULL,

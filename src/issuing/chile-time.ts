@@ -1,0 +1,31 @@
+/**
+ * SII dates and timestamps are Chilean local time without a zone (FchEmis, TSTED, TmstFirma,
+ * TmstFirmaEnv: "AAAA-MM-DDTHH:MM:SS"); DESIGN §5: the default issue date is today in
+ * America/Santiago.
+ */
+const parts = new Intl.DateTimeFormat('en-CA', {
+  timeZone: 'America/Santiago',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+});
+
+function fields(d: Date): Record<string, string> {
+  return Object.fromEntries(parts.formatToParts(d).map((p) => [p.type, p.value]));
+}
+
+/** YYYY-MM-DD in Santiago. */
+export function santiagoDate(d: Date): string {
+  const f = fields(d);
+  return `${f.year}-${f.month}-${f.day}`;
+}
+
+/** YYYY-MM-DDTHH:MM:SS in Santiago. */
+export function santiagoTimestamp(d: Date): string {
+  const f = fields(d);
+  return `${f.year}-${f.month}-${f.day}T${f.hour}:${f.minute}:${f.second}`;
+}

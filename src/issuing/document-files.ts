@@ -1,0 +1,72 @@
+/**
+ * Downloads of a document's PDF and signed XML (contract §4.5, DESIGN §5). Access is by API
+ * key (any role, checked by the auth hook) or by the document's public token `tk`, which opens
+ * only that document. The XML is served as the exact signed bytes (ISO-8859-1); the PDF is
+ * rendered from the stored document model and TED.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import type { DteDocument } from '../dte/model.ts';
+import { renderPdf } from '../dte/pdf.ts';
+import { normalizeRut } from '../dte/rut.ts';
+import { AppError } from '../errors.ts';
+import type { Document, Issuer } from '../generated/prisma/client.ts';
+import type { AuthenticatedKey } from '../admin/api-keys.ts';
+import { environmentOf } from './folios.ts';
+
+export type FileKind = 'pdf' | 'xml';
+export type PdfFormat = 'letter' | '80mm';
+
+export interface DocumentFile {
+  filename: string;
+  contentType: string;
+  body: Buffer;
+}
+
+function sameToken(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+async function findDocument(ctx: AppContext, issuer: Issuer, type: number, folio: number): Promise<Document | null> {
+  const candidates = await ctx.db.prisma.document.findMany({ where: { issuerId: issuer.id, type, folio } });
+  // A folio is unique per environment; prefer the issuer's current one.
+  return candidates.find((d) => d.environment === environmentOf(issuer)) ?? candidates[0] ?? null;
+}
+
+export async function locateDocument(
+  ctx: AppContext,
+  input: { rut: string; type: number; folio: number; auth: AuthenticatedKey | null; tk: string | undefined },
+): Promise<{ issuer: Issuer; document: Document }> {
+  let issuer: Issuer | null;
+  if (input.auth) {
+    issuer = input.auth.issuer;
+  } else {
+    if (!input.tk) throw new AppError('UNAUTHENTICATED', 'Send an API key (Authorization: Bearer …) or the document token (?tk=…).');
+    const rut = normalizeRut(input.rut);
+    issuer = rut ? await ctx.db.prisma.issuer.findUnique({ where: { rut } }) : null;
+    if (!issuer || !issuer.active) throw new AppError('ISSUER_NOT_FOUND');
+  }
+  const document = await findDocument(ctx, issuer, input.type, input.folio);
+  if (!document) {
+    throw new AppError('DOCUMENT_NOT_FOUND', `No document of type ${input.type} with folio ${input.folio} for ${issuer.rut}.`);
+  }
+  if (!input.auth && !sameToken(document.publicToken, input.tk ?? '')) throw new AppError('INVALID_TOKEN');
+  return { issuer, document };
+}
+
+export async function documentFile(
+  document: Document,
+  issuer: Issuer,
+  kind: FileKind,
+  format: PdfFormat,
+): Promise<DocumentFile> {
+  const base = `DTE_${issuer.rut}_T${document.type}_F${document.folio}`;
+  if (kind === 'xml') {
+    return { filename: `${base}.xml`, contentType: 'application/xml; charset=ISO-8859-1', body: Buffer.from(document.signedXml) };
+  }
+  const model = document.model as unknown as DteDocument;
+  const body = await renderPdf(model, document.ted, { format, sandbox: document.environment === 'sandbox' });
+  return { filename: `${base}${format === '80mm' ? '_80mm' : ''}.pdf`, contentType: 'application/pdf', body };
+}

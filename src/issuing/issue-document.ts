@@ -1,0 +1,186 @@
+/**
+ * Issuing a document: the pipeline of STYLE §7, top to bottom.
+ *
+ *   validate (route, zod) → compute totals → check references → [transaction: reserve folio →
+ *   build XML → stamp TED → sign → XSD-validate → persist (+ void the referenced document)] →
+ *   submit (live, after commit)
+ *
+ * Everything that can fail because of the request happens before the folio is taken; what
+ * happens inside the transaction either commits entirely (folio consumed, document stored with
+ * its signed XML) or rolls back entirely (folio given back, nothing stored).
+ */
+import { randomBytes } from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import { buildDteXml } from '../dte/dte-xml.ts';
+import type { IssueRequest } from '../dte/issue-request.ts';
+import { DTE_TYPES, type DteDocument, type DteType, type IssuerInfo } from '../dte/model.ts';
+import { buildTed } from '../dte/ted.ts';
+import { computeDocument } from '../dte/totals.ts';
+import { encodeLatin1, signDte, withXmlDeclaration } from '../dte/xmldsig.ts';
+import { validateDte } from '../dte/xsd.ts';
+import { AppError } from '../errors.ts';
+import type { Document, Environment, Issuer, Prisma } from '../generated/prisma/client.ts';
+import { santiagoDate, santiagoTimestamp } from './chile-time.ts';
+import { fileUrls, searchable, totalsView } from './document-view.ts';
+import { ensureSandboxCaf, environmentOf, reserveFolio } from './folios.ts';
+import { cafMaterial, signingCertificate } from './key-material.ts';
+
+export function issuerInfo(issuer: Issuer): IssuerInfo {
+  return {
+    rut: issuer.rut,
+    name: issuer.name,
+    giro: issuer.giro,
+    acteco: issuer.acteco,
+    address: issuer.address,
+    comuna: issuer.comuna,
+    city: issuer.city,
+    vatRate: issuer.vatRate,
+    // Sandbox issuers need no SII resolution; the printed stamp then says "Res. 0".
+    resolutionDate: issuer.resolutionDate
+      ? issuer.resolutionDate.toISOString().slice(0, 10)
+      : issuer.createdAt.toISOString().slice(0, 10),
+    resolutionNumber: issuer.resolutionNumber ?? 0,
+  };
+}
+
+export interface IssueResult {
+  document: Document;
+  env: Environment;
+}
+
+const isOwnDteType = (t: string): t is `${DteType}` => (DTE_TYPES as readonly number[]).map(String).includes(t);
+
+/** Checks references to documents of this issuer; returns the one a 61/CodRef 1 voids. */
+async function checkReferences(
+  ctx: AppContext,
+  issuer: Issuer,
+  env: Environment,
+  doc: DteDocument,
+): Promise<Document | null> {
+  let voided: Document | null = null;
+  for (const [i, ref] of doc.refs.entries()) {
+    // References to the electronic types Timbre issues must point at a document this issuer
+    // really issued (in the same environment). Other reference types (paper documents 30…,
+    // 801 orden de compra, 802 nota de pedido, SET, …) cannot be checked and are accepted.
+    if (!isOwnDteType(ref.type) || !/^\d+$/.test(ref.folio)) continue;
+    const target = await ctx.db.prisma.document.findUnique({
+      where: {
+        issuerId_type_folio_environment: { issuerId: issuer.id, type: Number(ref.type), folio: Number(ref.folio), environment: env },
+      },
+    });
+    if (!target) {
+      throw new AppError(
+        'REFERENCE_NOT_FOUND',
+        `refs[${i}]: this issuer has no ${env} document of type ${ref.type} with folio ${ref.folio}.`,
+        { details: [{ path: `refs[${i}].folio`, message: `no ${env} document of type ${ref.type} with folio ${ref.folio}` }] },
+      );
+    }
+    if (doc.type === 61 && ref.code === 1) {
+      if (target.estadoSii === 'anulado') {
+        throw new AppError('VALIDATION_FAILED', `refs[${i}]: the document ${ref.type}/${ref.folio} is already voided.`, {
+          details: [{ path: `refs[${i}].folio`, message: 'the referenced document is already voided' }],
+        });
+      }
+      const t = doc.totals;
+      const same =
+        Number(target.total) === t.total &&
+        Number(target.net) === t.net &&
+        Number(target.exempt) === t.exempt &&
+        Number(target.vat) === t.vat;
+      if (!same) {
+        throw new AppError(
+          'TOTALS_MISMATCH',
+          `A credit note that voids (CodRef 1) must repeat the original totals: document ${ref.type}/${ref.folio} has total ${target.total} (net ${target.net}, exempt ${target.exempt}, VAT ${target.vat}); this note has total ${t.total} (net ${t.net}, exempt ${t.exempt}, VAT ${t.vat}).`,
+          { details: [{ path: 'items', message: `totals must equal those of ${ref.type}/${ref.folio}` }] },
+        );
+      }
+      voided = target;
+    }
+  }
+  return voided;
+}
+
+export async function issueDocument(ctx: AppContext, issuer: Issuer, req: IssueRequest): Promise<IssueResult> {
+  const env = environmentOf(issuer);
+  const now = ctx.clock();
+  const date = req.date ?? santiagoDate(now);
+  const info = issuerInfo(issuer);
+
+  // Totals and every request rule before anything is reserved (folio 0 is a placeholder).
+  const draft = computeDocument(req, { issuer: info, folio: 0, date });
+  const { cert } = await signingCertificate(ctx, issuer, env === 'live');
+  const voided = await checkReferences(ctx, issuer, env, draft);
+  if (env === 'sandbox') await ensureSandboxCaf(ctx, issuer, draft.type);
+
+  const timestamp = santiagoTimestamp(now);
+  const document = await ctx.db.prisma.$transaction(
+    async (tx) => {
+      const { caf, folio } = await reserveFolio(tx, { issuerId: issuer.id, environment: env, type: draft.type, today: date });
+      const material = cafMaterial(ctx, caf);
+      if (env === 'live' && date < material.caf.fa) {
+        throw new AppError(
+          'VALIDATION_FAILED',
+          `date ${date} is before the authorisation date of the CAF (${material.caf.fa}); the SII would object (TED-1-646).`,
+          { details: [{ path: 'date', message: `must not be before ${material.caf.fa}` }] },
+        );
+      }
+      const doc: DteDocument = { ...draft, folio };
+      const ted = buildTed({ doc, caf: material.caf, cafPrivateKey: material.privateKey, timestamp });
+      const { xml, documentId } = buildDteXml(doc, { ted, timestamp });
+      const signed = signDte(xml, documentId, cert);
+      const bytes = encodeLatin1(withXmlDeclaration(signed));
+      const check = validateDte(bytes);
+      if (!check.valid) {
+        ctx.log.error({ type: doc.type, folio, errors: check.errors.slice(0, 5) }, 'generated DTE failed XSD validation');
+        throw new AppError('DOCUMENT_SCHEMA_INVALID', undefined, { cause: check.errors.join('; ') });
+      }
+      const created = await tx.document.create({
+        data: {
+          issuerId: issuer.id,
+          environment: env,
+          type: doc.type,
+          folio,
+          cafId: caf.id,
+          date: new Date(`${date}T00:00:00Z`),
+          receiverRut: doc.receiver.rut,
+          receiverName: doc.receiver.name ?? '',
+          searchText: searchable(`${doc.receiver.rut} ${doc.receiver.name ?? ''}`),
+          net: BigInt(doc.totals.net),
+          exempt: BigInt(doc.totals.exempt),
+          vat: BigInt(doc.totals.vat),
+          vatRate: doc.totals.vatRate,
+          total: BigInt(doc.totals.total),
+          request: req as unknown as Prisma.InputJsonValue,
+          model: doc as unknown as Prisma.InputJsonValue,
+          signedXml: new Uint8Array(bytes),
+          ted,
+          publicToken: randomBytes(24).toString('base64url'),
+          estadoSii: env === 'sandbox' ? 'local' : 'pendiente',
+        },
+      });
+      // Sandbox: a voiding credit note voids at once (live waits for the SII's acceptance).
+      if (voided && env === 'sandbox') {
+        await tx.document.update({ where: { id: voided.id }, data: { estadoSii: 'anulado', voidedById: created.id } });
+      }
+      return created;
+    },
+    { timeout: 30_000, maxWait: 30_000 },
+  );
+  return { document, env };
+}
+
+/** The issue response of the contract §2 plus DESIGN §5's fields. */
+export function issueResponse(ctx: AppContext, issuer: Issuer, r: IssueResult) {
+  const d = r.document;
+  return {
+    ok: true as const,
+    env: r.env,
+    sii: null,
+    type: d.type,
+    folio: d.folio,
+    date: d.date.toISOString().slice(0, 10),
+    estado_sii: d.estadoSii,
+    totals: totalsView(d),
+    ...fileUrls(ctx.config, issuer.rut, d),
+  };
+}

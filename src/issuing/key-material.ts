@@ -1,0 +1,139 @@
+/**
+ * Key material for issuing, decrypted once per process and cached in `ctx.caches`:
+ * - the signing certificate of an issuer (imported .p12; in sandbox, when none was imported,
+ *   a per-issuer generated test certificate, created on first use);
+ * - each CAF's parsed content and private key (signs the TED);
+ * - the installation's sandbox CAF-signing key (signs the FRMA of generated sandbox CAFs;
+ *   stored encrypted in `settings` so every instance shares it).
+ */
+import { createHash, createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import { type Caf as ParsedCaf, parseCaf } from '../dte/caf.ts';
+import { generateTestCertificate, parsePkcs12, type SigningCertificate } from '../dte/certificate.ts';
+import { AppError } from '../errors.ts';
+import type { Caf, Certificate, Issuer } from '../generated/prisma/client.ts';
+
+export interface CafMaterial {
+  caf: ParsedCaf;
+  privateKey: KeyObject;
+}
+
+export function cafMaterial(ctx: AppContext, row: Caf): CafMaterial {
+  const cached = ctx.caches.cafs.get(row.id) as CafMaterial | undefined;
+  if (cached) return cached;
+  const original = ctx.db.secrets.open(row.originalEncrypted);
+  const caf = parseCaf(original);
+  const material = { caf, privateKey: createPrivateKey(caf.privateKeyPem) };
+  ctx.caches.cafs.set(row.id, material);
+  return material;
+}
+
+function certificateMaterial(ctx: AppContext, row: Certificate): SigningCertificate {
+  const cached = ctx.caches.certificates.get(row.id) as SigningCertificate | undefined;
+  if (cached) return cached;
+  const p12 = ctx.db.secrets.open(row.p12Encrypted);
+  const password = ctx.db.secrets.open(row.passwordEncrypted).toString('utf8');
+  const cert = parsePkcs12(p12, password);
+  ctx.caches.certificates.set(row.id, cert);
+  return cert;
+}
+
+/**
+ * The certificate that signs the issuer's documents. Live: the newest imported certificate,
+ * which must be valid now (else 422). Sandbox: the newest valid imported one, else the
+ * issuer's generated test certificate.
+ */
+export async function signingCertificate(
+  ctx: AppContext,
+  issuer: Issuer,
+  live: boolean,
+): Promise<{ row: Certificate; cert: SigningCertificate }> {
+  const now = ctx.clock();
+  const imported = await ctx.db.prisma.certificate.findMany({
+    where: { issuerId: issuer.id, kind: 'imported' },
+    orderBy: { notAfter: 'desc' },
+  });
+  const current = imported.find((c) => c.notBefore <= now && c.notAfter > now);
+  if (current) return { row: current, cert: certificateMaterial(ctx, current) };
+  if (live) {
+    if (imported.length === 0) {
+      throw new AppError(
+        'NO_CERTIFICATE',
+        `The issuer ${issuer.rut} has no digital certificate; import one with \`cert import\` before issuing in live.`,
+      );
+    }
+    const newest = imported[0]!;
+    if (newest.notBefore > now) {
+      throw new AppError(
+        'CERTIFICATE_NOT_YET_VALID',
+        `The issuer's certificate is valid only from ${newest.notBefore.toISOString()}.`,
+      );
+    }
+    throw new AppError('CERTIFICATE_EXPIRED', `The issuer's certificate expired on ${newest.notAfter.toISOString()}.`);
+  }
+  const row = await sandboxCertificate(ctx, issuer);
+  return { row, cert: certificateMaterial(ctx, row) };
+}
+
+async function sandboxCertificate(ctx: AppContext, issuer: Issuer): Promise<Certificate> {
+  const { prisma, secrets } = ctx.db;
+  const now = ctx.clock();
+  const find = () =>
+    prisma.certificate.findFirst({
+      where: { issuerId: issuer.id, kind: 'sandbox_generated', notAfter: { gt: now } },
+      orderBy: { notAfter: 'desc' },
+    });
+  const existing = await find();
+  if (existing) return existing;
+  const { p12, password } = generateTestCertificate({
+    holderRut: issuer.rut,
+    name: `${issuer.name} (SANDBOX)`.slice(0, 64),
+    notBefore: new Date(now.getTime() - 24 * 3600 * 1000),
+    validDays: 3 * 365,
+  });
+  const parsed = parsePkcs12(p12, password);
+  return prisma.$transaction(async (tx) => {
+    // One generator per issuer even when many requests arrive at once.
+    await tx.$queryRaw`SELECT id FROM issuers WHERE id = ${issuer.id}::uuid FOR UPDATE`;
+    const again = await tx.certificate.findFirst({
+      where: { issuerId: issuer.id, kind: 'sandbox_generated', notAfter: { gt: now } },
+    });
+    if (again) return again;
+    return tx.certificate.create({
+      data: {
+        issuerId: issuer.id,
+        kind: 'sandbox_generated',
+        p12Encrypted: new Uint8Array(secrets.seal(p12)),
+        passwordEncrypted: new Uint8Array(secrets.seal(password)),
+        holderRut: parsed.holderRut ?? issuer.rut,
+        subjectName: parsed.subjectName,
+        fingerprint: createHash('sha256').update(Buffer.from(parsed.certDerBase64, 'base64')).digest('hex'),
+        notBefore: parsed.notBefore,
+        notAfter: parsed.notAfter,
+      },
+    });
+  });
+}
+
+/** IDK used in the DA of sandbox CAFs: not an SII key id (100 / 300), so they can never pass as real. */
+export const SANDBOX_CAF_IDK = 9;
+
+/** The installation-wide key that signs sandbox CAFs (generated once, stored encrypted). */
+export async function sandboxCafSigner(ctx: AppContext): Promise<KeyObject> {
+  const cached = ctx.caches.values.get('sandboxCafSigner') as KeyObject | undefined;
+  if (cached) return cached;
+  const { prisma, secrets } = ctx.db;
+  let row = await prisma.setting.findUnique({ where: { key: 'sandbox_caf_signing_key' } });
+  if (!row) {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024, publicExponent: 65537 });
+    const pem = privateKey.export({ type: 'pkcs1', format: 'pem' }) as string;
+    await prisma.setting.createMany({
+      data: [{ key: 'sandbox_caf_signing_key', value: new Uint8Array(secrets.seal(pem)) }],
+      skipDuplicates: true,
+    });
+    row = await prisma.setting.findUniqueOrThrow({ where: { key: 'sandbox_caf_signing_key' } });
+  }
+  const key = createPrivateKey(secrets.open(row.value).toString('utf8'));
+  ctx.caches.values.set('sandboxCafSigner', key);
+  return key;
+}
