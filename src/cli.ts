@@ -6,6 +6,7 @@
  * service, including the embedded one, whether or not the service is running.
  */
 import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { apiKeyView, createApiKey, listApiKeys, revokeApiKey } from './admin/api-keys.ts';
@@ -19,7 +20,7 @@ import {
   type UpdateIssuerInput,
   updateIssuer,
 } from './admin/issuers.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, loadConfig, parseConfig } from './config.ts';
 import { type AppContext, createKeyCaches } from './context.ts';
 import { openDatabase } from './db/database.ts';
 import { AppError } from './errors.ts';
@@ -191,58 +192,73 @@ async function run(ctx: AppContext, command: string, flags: Flags): Promise<Outp
   }
 }
 
-async function main(argv: string[]): Promise<number> {
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+const processIo: CliIo = {
+  env: process.env,
+  stdout: (t) => void process.stdout.write(t),
+  stderr: (t) => void process.stderr.write(t),
+};
+
+/** Runs one CLI command; returns the exit code. Tests call it in-process with their own io. */
+export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (e) {
-    process.stderr.write(`error: ${(e as Error).message}\n\n${USAGE}\n`);
+    io.stderr(`error: ${(e as Error).message}\n\n${USAGE}\n`);
     return 2;
   }
   const { values: flags, positionals } = parsed;
   if (flags.help || positionals.length === 0) {
-    process.stdout.write(`${USAGE}\n`);
+    io.stdout(`${USAGE}\n`);
     return flags.help ? 0 : 2;
   }
   const command = positionals.slice(0, 2).join(' ');
   let config: ReturnType<typeof loadConfig>;
   try {
-    config = loadConfig();
+    config = io === processIo ? loadConfig() : parseConfig(io.env);
   } catch (e) {
-    process.stderr.write(`${e instanceof ConfigError ? e.message : String(e)}\n`);
+    io.stderr(`${e instanceof ConfigError ? e.message : String(e)}\n`);
     return 78;
   }
-  const log = pino({ ...loggerOptions(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL) }, pino.destination(2));
+  const log = pino(loggerOptions(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL), pino.destination(2));
   let db: Awaited<ReturnType<typeof openDatabase>> | undefined;
   try {
     if (positionals.length > 2) throw new UsageError(`unexpected argument "${positionals[2]}"`);
     db = await openDatabase(config, { poolMax: 2 });
     const out = await run({ config, db, clock: () => new Date(), log, caches: createKeyCaches() }, command, flags);
-    process.stdout.write(flags.json ? `${JSON.stringify(out.json)}\n` : `${out.human}\n`);
+    io.stdout(flags.json ? `${JSON.stringify(out.json)}\n` : `${out.human}\n`);
     return 0;
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`error: ${e.message}\n\n${USAGE}\n`);
+      io.stderr(`error: ${e.message}\n\n${USAGE}\n`);
       return 2;
     }
     if (e instanceof AppError) {
       const detail = e.details && e.details.length > 1 ? `\n${e.details.map((d) => `  ${d.path}: ${d.message}`).join('\n')}` : '';
-      process.stderr.write(`error: ${e.message}${detail}\n`);
-      if (flags.json) process.stdout.write(`${JSON.stringify({ ok: false, error: e.message, code: e.code })}\n`);
+      io.stderr(`error: ${e.message}${detail}\n`);
+      if (flags.json) io.stdout(`${JSON.stringify({ ok: false, error: e.message, code: e.code })}\n`);
       return 1;
     }
     log.error({ err: e }, 'cli failure');
-    process.stderr.write(`error: ${(e as Error).message}\n`);
+    io.stderr(`error: ${(e as Error).message}\n`);
     return 1;
   } finally {
     await db?.close();
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`error: ${String(err)}\n`);
-    process.exit(1);
-  },
-);
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  runCli(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`error: ${String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

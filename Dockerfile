@@ -1,0 +1,32 @@
+# syntax=docker/dockerfile:1
+# Multi-stage build: dependencies and the generated Prisma client in a build stage; a slim
+# runtime stage that runs as the unprivileged `node` user. Operators point DATABASE_URL at
+# their PostgreSQL (see docker-compose.yml); the embedded PostgreSQL is not used in containers.
+
+FROM node:20-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY scripts ./scripts
+COPY prisma ./prisma
+COPY prisma.config.ts ./
+RUN npm ci --omit=dev --no-audit --no-fund
+
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    PORT=3000 \
+    HOST=0.0.0.0 \
+    TIMBRE_DATA_DIR=/var/lib/timbre
+WORKDIR /app
+COPY --from=deps --chown=node:node /app/node_modules ./node_modules
+COPY --chown=node:node package.json package-lock.json prisma.config.ts ./
+COPY --chown=node:node prisma ./prisma
+COPY --chown=node:node resources ./resources
+COPY --chown=node:node scripts ./scripts
+COPY --chown=node:node src ./src
+COPY --from=deps --chown=node:node /app/src/generated ./src/generated
+RUN mkdir -p /var/lib/timbre && chown node:node /var/lib/timbre
+USER node
+EXPOSE 3000
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=5 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+CMD ["node", "--import", "tsx", "src/server.ts"]
