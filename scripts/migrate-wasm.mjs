@@ -8,6 +8,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 
@@ -67,7 +68,7 @@ if (cmd !== 'dev') {
   process.exit(2);
 }
 const files = [{ path: SCHEMA, content: await readFile(SCHEMA, 'utf8') }];
-const shadow = new PGlite();
+const shadow = new PGlite({ extensions: { pg_trgm } });
 const list = await migrationsList();
 const sql = await withEngine(new PrismaPGlite(shadow), async (e) => {
   if (list.migrationDirectories.length) await e.applyMigrations({ migrationsList: list, filters });

@@ -12,6 +12,9 @@ import { type AppContext, type Clock, createKeyCaches } from './context.ts';
 import type { Database } from './db/database.ts';
 import { AppError } from './errors.ts';
 import { registerAuth } from './http/auth.ts';
+import { registerIdempotency } from './http/idempotency.ts';
+import { registerOpenApi } from './http/openapi.ts';
+import { registerRateLimit } from './http/rate-limit.ts';
 import { errorBody, registerErrorHandler, sendError } from './http/error-handler.ts';
 import { emisionesRoute } from './http/routes/emisiones.ts';
 import { emitirRoute } from './http/routes/emitir.ts';
@@ -64,6 +67,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   });
 
   registerAuth(app, ctx);
+  registerRateLimit(app, ctx);
+  registerIdempotency(app, ctx);
 
   // Remember every route so that a known path with the wrong method answers 405 + Allow.
   const methodsByUrl = new Map<string, Set<string>>();
@@ -74,6 +79,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     methodsByUrl.set(route.url, set);
   });
 
+  await registerOpenApi(app);
   app.get('/health', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ ok: true }));
   await app.register(emitirRoute(ctx));
   await app.register(emisionesRoute(ctx));

@@ -100,7 +100,17 @@ async function checkReferences(
   return voided;
 }
 
-export async function issueDocument(ctx: AppContext, issuer: Issuer, req: IssueRequest): Promise<IssueResult> {
+export interface IssueOptions {
+  /** The claimed Idempotency-Key record: linked to the document in the same transaction. */
+  idempotencyId?: string | null;
+}
+
+export async function issueDocument(
+  ctx: AppContext,
+  issuer: Issuer,
+  req: IssueRequest,
+  opts: IssueOptions = {},
+): Promise<IssueResult> {
   const env = environmentOf(issuer);
   const now = ctx.clock();
   const date = req.date ?? santiagoDate(now);
@@ -158,6 +168,9 @@ export async function issueDocument(ctx: AppContext, issuer: Issuer, req: IssueR
           estadoSii: env === 'sandbox' ? 'local' : 'pendiente',
         },
       });
+      if (opts.idempotencyId) {
+        await tx.idempotencyKey.update({ where: { id: opts.idempotencyId }, data: { documentId: created.id } });
+      }
       // Sandbox: a voiding credit note voids at once (live waits for the SII's acceptance).
       if (voided && env === 'sandbox') {
         await tx.document.update({ where: { id: voided.id }, data: { estadoSii: 'anulado', voidedById: created.id } });
@@ -167,6 +180,11 @@ export async function issueDocument(ctx: AppContext, issuer: Issuer, req: IssueR
     { timeout: 30_000, maxWait: 30_000 },
   );
   return { document, env };
+}
+
+/** The stored document behind an id (idempotent recovery). */
+export async function documentById(ctx: AppContext, id: string): Promise<Document> {
+  return ctx.db.prisma.document.findUniqueOrThrow({ where: { id } });
 }
 
 /** The issue response of the contract §2 plus DESIGN §5's fields. */

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { issueRequestSchema } from '../../dte/issue-request.ts';
-import { issueDocument, issueResponse } from '../../issuing/issue-document.ts';
+import { documentById, issueDocument, issueResponse } from '../../issuing/issue-document.ts';
 import { requireAuth } from '../auth.ts';
 import { commonErrors, errorResponse, rutParams, totalsSchema } from '../schemas.ts';
 
@@ -27,7 +27,15 @@ export function emitirRoute(ctx: AppContext): FastifyPluginAsyncZod {
     app.post(
       '/api/:rut/emitir',
       {
-        config: { auth: 'write' },
+        config: {
+          auth: 'write',
+          idempotent: true,
+          idempotencyRecover: async (request, documentId) => {
+            const { issuer } = requireAuth(request);
+            const document = await documentById(ctx, documentId);
+            return issueResponse(ctx, issuer, { document, env: document.environment });
+          },
+        },
         schema: {
           summary: 'Issue a document',
           tags: ['documents'],
@@ -38,7 +46,7 @@ export function emitirRoute(ctx: AppContext): FastifyPluginAsyncZod {
       },
       async (request) => {
         const { issuer } = requireAuth(request);
-        const result = await issueDocument(ctx, issuer, request.body);
+        const result = await issueDocument(ctx, issuer, request.body, { idempotencyId: request.idempotencyId });
         return issueResponse(ctx, issuer, result);
       },
     );

@@ -54,7 +54,7 @@ export function foliosRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.post(
       '/api/:rut/folios_sii',
       {
-        config: { auth: 'write' },
+        config: { auth: 'write', idempotent: true },
         schema: {
           summary: 'Request a new CAF folio range',
           tags: ['folios'],

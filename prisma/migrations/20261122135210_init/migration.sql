@@ -1,3 +1,6 @@
+-- Trigram search on documents.search_text (the `q` filter of GET /emisiones).
+CREATE EXTENSION IF NOT EXISTS pg_trgm;
+
 -- CreateEnum
 CREATE TYPE "Role" AS ENUM ('owner', 'editor', 'viewer');
 
@@ -140,6 +143,24 @@ CREATE TABLE "settings" (
     CONSTRAINT "settings_pkey" PRIMARY KEY ("key")
 );
 
+-- CreateTable
+CREATE TABLE "idempotency_keys" (
+    "id" UUID NOT NULL,
+    "issuer_id" UUID NOT NULL,
+    "key" TEXT NOT NULL,
+    "endpoint" TEXT NOT NULL,
+    "request_hash" TEXT NOT NULL,
+    "status" TEXT NOT NULL,
+    "response_status" INTEGER,
+    "response_body" JSONB,
+    "document_id" UUID,
+    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "locked_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "expires_at" TIMESTAMPTZ(3) NOT NULL,
+
+    CONSTRAINT "idempotency_keys_pkey" PRIMARY KEY ("id")
+);
+
 -- CreateIndex
 CREATE UNIQUE INDEX "issuers_rut_key" ON "issuers"("rut");
 
@@ -183,7 +204,16 @@ CREATE INDEX "documents_issuer_id_date_idx" ON "documents"("issuer_id", "date");
 CREATE INDEX "documents_issuer_id_receiver_rut_idx" ON "documents"("issuer_id", "receiver_rut");
 
 -- CreateIndex
+CREATE INDEX "documents_search_text_trgm_idx" ON "documents" USING GIN ("search_text" gin_trgm_ops);
+
+-- CreateIndex
 CREATE UNIQUE INDEX "documents_issuer_id_type_folio_environment_key" ON "documents"("issuer_id", "type", "folio", "environment");
+
+-- CreateIndex
+CREATE INDEX "idempotency_keys_expires_at_idx" ON "idempotency_keys"("expires_at");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "idempotency_keys_issuer_id_key_key" ON "idempotency_keys"("issuer_id", "key");
 
 -- AddForeignKey
 ALTER TABLE "issuers" ADD CONSTRAINT "issuers_account_id_fkey" FOREIGN KEY ("account_id") REFERENCES "accounts"("id") ON DELETE RESTRICT ON UPDATE CASCADE;

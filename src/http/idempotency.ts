@@ -1,0 +1,82 @@
+/**
+ * `Idempotency-Key` on the write endpoints that declare `config.idempotent` (emitir,
+ * folios_sii, emision_reenviar). See src/issuing/idempotency.ts for the semantics. Replayed
+ * responses carry `Idempotent-Replayed: true`.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { AppError } from '../errors.ts';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  releaseIdempotencyKey,
+  requestFingerprint,
+} from '../issuing/idempotency.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    idempotent?: boolean;
+    /** Rebuilds the response from a document committed by a request that then died. */
+    idempotencyRecover?: (request: FastifyRequest, documentId: string) => Promise<unknown>;
+  }
+  interface FastifyRequest {
+    idempotencyId: string | null;
+  }
+}
+
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void {
+  app.decorateRequest('idempotencyId', null);
+
+  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+    const config = request.routeOptions.config;
+    if (!config?.idempotent) return;
+    const header = request.headers['idempotency-key'];
+    if (header === undefined) return;
+    const key = Array.isArray(header) ? header[0] : header;
+    if (!key || !KEY.test(key)) {
+      throw new AppError('VALIDATION_FAILED', 'Idempotency-Key must be 1 to 255 printable ASCII characters.', {
+        details: [{ path: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }],
+      });
+    }
+    const issuerId = request.auth?.issuer.id;
+    if (!issuerId) return;
+    const endpoint = `${request.method} ${request.routeOptions.url}`;
+    const claim = await claimIdempotencyKey(ctx, {
+      issuerId,
+      key,
+      endpoint,
+      requestHash: requestFingerprint(`${endpoint} ${JSON.stringify(request.params)}`, request.body),
+    });
+    if (claim.kind === 'replay') {
+      reply.header('Idempotent-Replayed', 'true');
+      return reply.code(claim.status).send(claim.body);
+    }
+    if (claim.kind === 'recovered' && config.idempotencyRecover) {
+      const body = await config.idempotencyRecover(request, claim.documentId);
+      await completeIdempotencyKey(ctx, claim.record.id, 200, body);
+      reply.header('Idempotent-Replayed', 'true');
+      return reply.code(200).send(body);
+    }
+    request.idempotencyId = claim.record.id;
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const id = request.idempotencyId;
+    if (!id) return payload;
+    request.idempotencyId = null;
+    const status = reply.statusCode;
+    try {
+      if (status >= 500 || status === 429) {
+        await releaseIdempotencyKey(ctx, id);
+      } else {
+        const body = typeof payload === 'string' ? JSON.parse(payload) : payload;
+        await completeIdempotencyKey(ctx, id, status, body);
+      }
+    } catch (err) {
+      request.log.error({ err }, 'could not record the idempotent response');
+    }
+    return payload;
+  });
+}

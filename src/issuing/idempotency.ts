@@ -1,0 +1,109 @@
+/**
+ * Idempotency-Key storage (Postgres, per issuer, kept 24 h). The first request with a key
+ * claims it (`in_progress`), runs, and records its response; a retry with the same key and
+ * the same body gets that response again; with a different body, 409. A concurrent duplicate
+ * waits for the first to finish (bounded), then replays it, or gets 409 — never a second
+ * folio. If the first process died mid-request, a claim older than the lock timeout is taken
+ * over — unless a document was already committed under it, in which case that document is
+ * the answer.
+ */
+import { createHash } from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import { AppError } from '../errors.ts';
+import type { IdempotencyKey } from '../generated/prisma/client.ts';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+const STALE_LOCK_MS = 60_000;
+const WAIT_MS = 15_000;
+
+export function requestFingerprint(endpoint: string, body: unknown): string {
+  return createHash('sha256').update(`${endpoint}\n${canonicalJson(body)}`).digest('hex');
+}
+
+/** JSON with sorted object keys, so that key order does not change the fingerprint. */
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+export type Claim =
+  | { kind: 'claimed'; record: IdempotencyKey }
+  | { kind: 'replay'; status: number; body: unknown }
+  | { kind: 'recovered'; record: IdempotencyKey; documentId: string };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function claimIdempotencyKey(
+  ctx: AppContext,
+  input: { issuerId: string; key: string; endpoint: string; requestHash: string },
+): Promise<Claim> {
+  const { prisma } = ctx.db;
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    const now = ctx.clock();
+    await prisma.idempotencyKey.deleteMany({ where: { issuerId: input.issuerId, key: input.key, expiresAt: { lt: now } } });
+    const inserted = await prisma.idempotencyKey.createManyAndReturn({
+      data: [
+        {
+          issuerId: input.issuerId,
+          key: input.key,
+          endpoint: input.endpoint,
+          requestHash: input.requestHash,
+          status: 'in_progress',
+          expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+        },
+      ],
+      skipDuplicates: true,
+    });
+    if (inserted[0]) return { kind: 'claimed', record: inserted[0] };
+    const existing = await prisma.idempotencyKey.findUnique({
+      where: { issuerId_key: { issuerId: input.issuerId, key: input.key } },
+    });
+    if (!existing) continue; // expired and deleted in between: try again
+    if (existing.endpoint !== input.endpoint || existing.requestHash !== input.requestHash) {
+      throw new AppError(
+        'IDEMPOTENCY_KEY_REUSED',
+        `The Idempotency-Key "${input.key}" was already used with a different request; use a new key for a new request.`,
+      );
+    }
+    if (existing.status === 'done' && existing.responseStatus !== null) {
+      return { kind: 'replay', status: existing.responseStatus, body: existing.responseBody };
+    }
+    if (now.getTime() - existing.lockedAt.getTime() > STALE_LOCK_MS) {
+      // The process that claimed it is gone. Take the claim over atomically.
+      const taken = await prisma.idempotencyKey.updateMany({
+        where: { id: existing.id, status: 'in_progress', lockedAt: existing.lockedAt },
+        data: { lockedAt: now },
+      });
+      if (taken.count === 1) {
+        const record = { ...existing, lockedAt: now };
+        return existing.documentId
+          ? { kind: 'recovered', record, documentId: existing.documentId }
+          : { kind: 'claimed', record };
+      }
+      continue;
+    }
+    if (Date.now() > deadline) {
+      throw new AppError('IDEMPOTENCY_IN_PROGRESS', undefined, { headers: { 'Retry-After': '2' } });
+    }
+    await sleep(100);
+  }
+}
+
+export async function completeIdempotencyKey(ctx: AppContext, id: string, status: number, body: unknown): Promise<void> {
+  await ctx.db.prisma.idempotencyKey.update({
+    where: { id },
+    data: { status: 'done', responseStatus: status, responseBody: body as object },
+  });
+}
+
+/** The request failed in a way that must not be replayed (5xx, 429): free the key. */
+export async function releaseIdempotencyKey(ctx: AppContext, id: string): Promise<void> {
+  await ctx.db.prisma.idempotencyKey.deleteMany({ where: { id, status: 'in_progress' } });
+}
