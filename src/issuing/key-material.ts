@@ -71,7 +71,16 @@ export async function signingCertificate(
     }
     throw new AppError('CERTIFICATE_EXPIRED', `The issuer's certificate expired on ${newest.notAfter.toISOString()}.`);
   }
-  const row = await sandboxCertificate(ctx, issuer);
+  // Concurrent first requests of a new sandbox issuer share one generation.
+  const pendingKey = `sandboxCertificate:${issuer.id}`;
+  let pending = ctx.caches.values.get(pendingKey) as Promise<Certificate> | undefined;
+  if (!pending) {
+    pending = sandboxCertificate(ctx, issuer);
+    ctx.caches.values.set(pendingKey, pending);
+    pending.catch(() => ctx.caches.values.delete(pendingKey));
+  }
+  const row = await pending;
+  if (row.notAfter <= now) ctx.caches.values.delete(pendingKey);
   return { row, cert: certificateMaterial(ctx, row) };
 }
 

@@ -1,0 +1,156 @@
+/**
+ * What a caller notices around issuing: validation with field paths and no folio consumed,
+ * folio exhaustion (422), voiding rules, references, roles.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateSandboxRange } from '../../src/issuing/folios.ts';
+import { buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
+import { factura, RECEIVER } from '../helpers/requests.ts';
+
+let t: TestApp;
+let rut: string;
+let auth: Record<string, string>;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  rut = (await createTestIssuer(t.ctx)).rut;
+  auth = { authorization: `Bearer ${await createTestKey(t.ctx, rut, 'owner')}` };
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+const post = (payload: unknown, headers = auth) =>
+  t.app.inject({ method: 'POST', url: `/api/${rut}/emitir`, headers, payload: payload as object });
+
+async function folioState(type: number) {
+  const res = await t.app.inject({ method: 'GET', url: `/api/${rut}/folios`, headers: auth });
+  const entry = res.json().data.find((d: { type: number }) => d.type === type);
+  return { available: entry?.available ?? 0, next: entry?.ranges?.[0]?.next ?? null };
+}
+
+async function documentCount() {
+  return t.ctx.db.prisma.document.count();
+}
+
+describe('validation (400 with the field named) consumes no folio and stores nothing', () => {
+  it.each([
+    ['type missing', { receiver: RECEIVER, items: [{ name: 'x', qty: 1, price: 1 }] }, 'type'],
+    ['type invalid', { ...factura(), type: 35 }, 'type'],
+    ['items missing', { type: 33, receiver: RECEIVER }, 'items'],
+    ['items empty', { ...factura(), items: [] }, 'items'],
+    ['receiver.rut malformed', { ...factura(), receiver: { ...RECEIVER, rut: '76354771' } }, 'receiver.rut'],
+    ['receiver.rut wrong check digit', { ...factura(), receiver: { ...RECEIVER, rut: '76354771-1' } }, 'receiver.rut'],
+    ['qty zero', { ...factura(), items: [{ name: 'x', qty: 0, price: 100 }] }, 'items[0].qty'],
+    ['negative price', { ...factura(), items: [{ name: 'x', qty: 1, price: -1 }] }, 'items[0].price'],
+    ['impossible date', { ...factura(), date: '2026-02-30' }, 'date'],
+    ['name too long', { ...factura(), items: [{ name: 'x'.repeat(81), qty: 1, price: 1 }] }, 'items[0].name'],
+    ['refs missing on a credit note', { type: 61, receiver: { rut: RECEIVER.rut, name: 'X' }, items: [{ name: 'x', qty: 1, price: 1 }] }, 'refs'],
+    ['refs missing on a debit note', { type: 56, receiver: RECEIVER, items: [{ name: 'x', qty: 1, price: 1 }] }, 'refs'],
+    ['unknown field', { ...factura(), colour: 'red' }, ''],
+    ['61 receiver with more than rut and name', {
+      type: 61,
+      receiver: RECEIVER,
+      items: [{ name: 'x', qty: 1, price: 1 }],
+      refs: [{ type: 33, folio: 1, date: '2026-01-01', code: 3, reason: 'x' }],
+    }, 'receiver'],
+    ['more than 60 lines', { ...factura(), items: Array.from({ length: 61 }, () => ({ name: 'x', qty: 1, price: 1 })) }, 'items'],
+  ])('%s', async (_name, payload, path) => {
+    await post(factura()); // make sure the range exists so "no folio consumed" is observable
+    const before = await folioState(33);
+    const docs = await documentCount();
+    const res = await post(payload);
+    expect(res.statusCode, res.body).toBe(400);
+    const body = res.json();
+    expect(body.ok).toBe(false);
+    expect(body.code).toBe('VALIDATION_FAILED');
+    if (path) expect(body.details.map((d: { path: string }) => d.path).join(' ')).toContain(path);
+    expect(await folioState(33)).toEqual(before);
+    expect(await documentCount()).toBe(docs);
+  });
+});
+
+describe('roles', () => {
+  it('a viewer cannot issue (403) and nothing is consumed', async () => {
+    const viewer = { authorization: `Bearer ${await createTestKey(t.ctx, rut, 'viewer')}` };
+    const before = await folioState(33);
+    const res = await post(factura(), viewer);
+    expect(res.statusCode).toBe(403);
+    expect(res.json().code).toBe('FORBIDDEN_ROLE');
+    expect(await folioState(33)).toEqual(before);
+  });
+});
+
+describe('folios', () => {
+  it('exhausted folios → 422 naming the type and pointing at folios_sii; a new range fixes it', async () => {
+    const other = await createTestIssuer(t.ctx);
+    const key = { authorization: `Bearer ${await createTestKey(t.ctx, other.rut, 'owner')}` };
+    await generateSandboxRange(t.ctx, other, 34, 2);
+    const req = { type: 34, receiver: RECEIVER, items: [{ name: 'Servicio exento', qty: 1, price: 1000 }] };
+    const send = () => t.app.inject({ method: 'POST', url: `/api/${other.rut}/emitir`, headers: key, payload: req });
+    expect((await send()).json().folio).toBe(1);
+    expect((await send()).json().folio).toBe(2);
+    const res = await send();
+    expect(res.statusCode).toBe(422);
+    expect(res.json().code).toBe('FOLIOS_EXHAUSTED');
+    expect(res.json().error).toMatch(/34/);
+    expect(res.json().error).toMatch(/folios_sii/);
+    const more = await t.app.inject({
+      method: 'POST',
+      url: `/api/${other.rut}/folios_sii`,
+      headers: key,
+      payload: { tipo_dte: 34, cantidad: 5 },
+    });
+    expect(more.statusCode, more.body).toBe(200);
+    expect(more.json()).toMatchObject({ ok: true, type: 34, from: 3, to: 7, count: 5 });
+    expect((await send()).json().folio).toBe(3);
+    const folios = await t.app.inject({ method: 'GET', url: `/api/${other.rut}/folios`, headers: key });
+    expect(folios.json().data).toEqual([
+      {
+        type: 34,
+        available: 4,
+        ranges: [
+          expect.objectContaining({ from: 1, to: 2, next: 3, available: 0 }),
+          expect.objectContaining({ from: 3, to: 7, next: 4, available: 4 }),
+        ],
+      },
+    ]);
+  });
+
+  it('folios_sii refuses bad bodies', async () => {
+    for (const payload of [{ tipo_dte: 99, cantidad: 5 }, { tipo_dte: 33, cantidad: 0 }, { tipo_dte: 33, cantidad: 10_001 }, { tipo_dte: 33 }]) {
+      const res = await t.app.inject({ method: 'POST', url: `/api/${rut}/folios_sii`, headers: auth, payload });
+      expect(res.statusCode, JSON.stringify(payload)).toBe(400);
+    }
+  });
+});
+
+describe('references and voiding', () => {
+  it('a credit note voiding with different totals → 400 and nothing changes', async () => {
+    const f = (await post(factura())).json();
+    const res = await post({
+      type: 61,
+      receiver: { rut: RECEIVER.rut, name: RECEIVER.name },
+      items: [{ name: 'Devolución parcial', qty: 1, price: 100 }],
+      refs: [{ type: 33, folio: f.folio, date: f.date, code: 1, reason: 'Anula' }],
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe('TOTALS_MISMATCH');
+    const doc = await t.ctx.db.prisma.document.findFirst({ where: { folio: f.folio, type: 33 } });
+    expect(doc?.estadoSii).toBe('local');
+  });
+
+  it('a reference to a folio this issuer never issued is refused for DTE types, accepted for 801', async () => {
+    const unknown = await post({
+      type: 56,
+      receiver: RECEIVER,
+      items: [{ name: 'Ajuste', qty: 1, price: 100 }],
+      refs: [{ type: 33, folio: 999_999, date: '2026-01-01', reason: 'x' }],
+    });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().code).toBe('REFERENCE_NOT_FOUND');
+    const oc = await post({ ...factura(), refs: [{ type: 801, folio: 4500012345, date: '2026-01-01', reason: 'Orden de compra' }] });
+    expect(oc.statusCode, oc.body).toBe(200);
+  });
+});
