@@ -1,0 +1,77 @@
+/**
+ * Tenant isolation, table-driven over every route: a key of another issuer gets 403 (whatever
+ * the role), a document token opens only its own document.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
+import { factura } from '../helpers/requests.ts';
+
+let t: TestApp;
+let rutA: string;
+let rutB: string;
+let keyA: string;
+let keyB: string;
+let docA: { folio: number; pdf_url: string };
+let docB: { folio: number; pdf_url: string };
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  rutA = (await createTestIssuer(t.ctx)).rut;
+  rutB = (await createTestIssuer(t.ctx)).rut;
+  keyA = await createTestKey(t.ctx, rutA, 'owner');
+  keyB = await createTestKey(t.ctx, rutB, 'owner');
+  const issue = async (rut: string, key: string) => {
+    const res = await t.app.inject({ method: 'POST', url: `/api/${rut}/emitir`, headers: { authorization: `Bearer ${key}` }, payload: factura() });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json();
+  };
+  docA = await issue(rutA, keyA);
+  docB = await issue(rutB, keyB);
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+type Route = { method: 'GET' | 'POST'; url: (rut: string, folio: number) => string; body?: unknown };
+
+export const ROUTES: Route[] = [
+  { method: 'POST', url: (r) => `/api/${r}/emitir`, body: factura() },
+  { method: 'GET', url: (r) => `/api/${r}/emisiones` },
+  { method: 'GET', url: (r, f) => `/api/${r}/pdf/33/${f}` },
+  { method: 'GET', url: (r, f) => `/api/${r}/xml/33/${f}` },
+  { method: 'GET', url: (r) => `/api/${r}/folios` },
+  { method: 'POST', url: (r) => `/api/${r}/folios_sii`, body: { tipo_dte: 33, cantidad: 10 } },
+];
+
+describe.each(ROUTES)('$method $url', (route) => {
+  it('refuses the key of another issuer with 403 and changes nothing', async () => {
+    const docs = await t.ctx.db.prisma.document.count();
+    const cafs = await t.ctx.db.prisma.caf.count();
+    for (const role of ['owner', 'viewer'] as const) {
+      const key = role === 'owner' ? keyB : await createTestKey(t.ctx, rutB, role);
+      const res = await t.app.inject({
+        method: route.method,
+        url: route.url(rutA, docA.folio),
+        headers: { authorization: `Bearer ${key}` },
+        ...(route.body ? { payload: route.body as object } : {}),
+      });
+      expect(res.statusCode, res.body).toBe(403);
+      expect(res.json().code).toBe('FORBIDDEN_ISSUER');
+    }
+    expect(await t.ctx.db.prisma.document.count()).toBe(docs);
+    expect(await t.ctx.db.prisma.caf.count()).toBe(cafs);
+  });
+});
+
+describe('document tokens', () => {
+  it("a token opens only its own document: not another issuer's, not another folio", async () => {
+    const tkA = new URL(docA.pdf_url).searchParams.get('tk');
+    const crossIssuer = await t.app.inject({ method: 'GET', url: `/api/${rutB}/pdf/33/${docB.folio}?tk=${tkA}` });
+    expect(crossIssuer.statusCode).toBe(403);
+    const own = await t.app.inject({ method: 'GET', url: `/api/${rutA}/pdf/33/${docA.folio}?tk=${tkA}` });
+    expect(own.statusCode).toBe(200);
+    const tokenOnWriteRoute = await t.app.inject({ method: 'GET', url: `/api/${rutA}/emisiones?tk=${tkA}` });
+    expect(tokenOnWriteRoute.statusCode).toBe(401);
+  });
+});
