@@ -39,8 +39,19 @@ const ISSUER = {
 function tenLineFactura() {
   return {
     type: 33,
-    receiver: { rut: '76354771-K', name: 'Distribuidora Ñandú Ltda.', activity: 'Comercio', address: 'Av. Italia 123', comuna: 'Providencia', city: 'Santiago' },
-    items: Array.from({ length: 10 }, (_, i) => ({ name: `Artículo de ferretería Nº ${i + 1}`, qty: i + 1, price: 1350 + i * 10 })),
+    receiver: {
+      rut: '76354771-K',
+      name: 'Distribuidora Ñandú Ltda.',
+      activity: 'Comercio',
+      address: 'Av. Italia 123',
+      comuna: 'Providencia',
+      city: 'Santiago',
+    },
+    items: Array.from({ length: 10 }, (_, i) => ({
+      name: `Artículo de ferretería Nº ${i + 1}`,
+      qty: i + 1,
+      price: 1350 + i * 10,
+    })),
   };
 }
 
@@ -54,10 +65,23 @@ function signingRate(): { perSecond: number; msPerDoc: number } {
   const { p12, password } = generateTestCertificate({ holderRut: '13185095-6', name: 'BENCH' });
   const cert = parsePkcs12(p12, password);
   const signer = generateKeyPairSync('rsa', { modulusLength: 1024 });
-  const caf = parseCaf(generateCaf({ rut: ISSUER.rut, name: 'DEMO', type: 33, from: 1, to: 100000, authorisedAt: '2026-01-01', signerKey: signer.privateKey, idk: 9 }));
+  const caf = parseCaf(
+    generateCaf({
+      rut: ISSUER.rut,
+      name: 'DEMO',
+      type: 33,
+      from: 1,
+      to: 100000,
+      authorisedAt: '2026-01-01',
+      signerKey: signer.privateKey,
+      idk: 9,
+    }),
+  );
   const cafKey = createPrivateKey(caf.privateKeyPem);
   const req = issueRequestSchema.parse(tenLineFactura());
-  const docs = Array.from({ length: 50 }, (_, i) => computeDocument(req, { issuer: ISSUER, folio: i + 1, date: '2026-11-22' }));
+  const docs = Array.from({ length: 50 }, (_, i) =>
+    computeDocument(req, { issuer: ISSUER, folio: i + 1, date: '2026-11-22' }),
+  );
   const prepared = docs.map((doc) => {
     const ted = buildTed({ doc, caf, cafPrivateKey: cafKey, timestamp: '2026-11-22T10:00:00' });
     return { doc, ...buildDteXml(doc, { ted, timestamp: '2026-11-22T10:00:00' }) };
@@ -76,9 +100,29 @@ function signingRate(): { perSecond: number; msPerDoc: number } {
 
 async function pdfRender(): Promise<{ p50: number; p99: number; letterP50: number; rollP50: number }> {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
-  const caf = parseCaf(generateCaf({ rut: ISSUER.rut, name: 'DEMO', type: 33, from: 1, to: 1000, authorisedAt: '2026-01-01', signerKey: privateKey, idk: 9 }));
-  const doc = computeDocument(issueRequestSchema.parse(tenLineFactura()), { issuer: ISSUER, folio: 42, date: '2026-11-22' });
-  const ted = buildTed({ doc, caf, cafPrivateKey: createPrivateKey(caf.privateKeyPem), timestamp: '2026-11-22T10:00:00' });
+  const caf = parseCaf(
+    generateCaf({
+      rut: ISSUER.rut,
+      name: 'DEMO',
+      type: 33,
+      from: 1,
+      to: 1000,
+      authorisedAt: '2026-01-01',
+      signerKey: privateKey,
+      idk: 9,
+    }),
+  );
+  const doc = computeDocument(issueRequestSchema.parse(tenLineFactura()), {
+    issuer: ISSUER,
+    folio: 42,
+    date: '2026-11-22',
+  });
+  const ted = buildTed({
+    doc,
+    caf,
+    cafPrivateKey: createPrivateKey(caf.privateKeyPem),
+    timestamp: '2026-11-22T10:00:00',
+  });
   for (let i = 0; i < 10; i++) await renderPdf(doc, ted, { format: 'letter', sandbox: true });
   const times = async (format: 'letter' | '80mm') => {
     const out: number[] = [];
@@ -91,7 +135,12 @@ async function pdfRender(): Promise<{ p50: number; p99: number; letterP50: numbe
   };
   const letter = await times('letter');
   const roll = await times('80mm');
-  return { p50: percentile(letter, 50), p99: percentile(letter, 99), letterP50: percentile(letter, 50), rollP50: percentile(roll, 50) };
+  return {
+    p50: percentile(letter, 50),
+    p99: percentile(letter, 99),
+    letterP50: percentile(letter, 50),
+    rollP50: percentile(roll, 50),
+  };
 }
 
 interface Server {
@@ -103,7 +152,15 @@ interface Server {
 
 async function startServer(port: number, env: Record<string, string>): Promise<Server> {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', TIMBRE_DEMO: 'false', RATE_LIMIT_PER_MINUTE: '10000000' },
+    env: {
+      ...process.env,
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      TIMBRE_DEMO: 'false',
+      RATE_LIMIT_PER_MINUTE: '10000000',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
@@ -140,7 +197,10 @@ async function startServer(port: number, env: Record<string, string>): Promise<S
 }
 
 async function cli(env: Record<string, string>, ...args: string[]): Promise<any> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args, '--json'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args, '--json'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   proc.stdout.on('data', (c) => {
@@ -201,14 +261,32 @@ async function main() {
   console.log(pdf);
 
   const dataDir = resolve('.data-bench');
-  const pgHandle = process.env.DATABASE_URL ? null : await ensureEmbeddedPostgres(dataDir, { database: `bench_${Date.now()}` });
+  const pgHandle = process.env.DATABASE_URL
+    ? null
+    : await ensureEmbeddedPostgres(dataDir, { database: `bench_${Date.now()}` });
   const env: Record<string, string> = {
     DATABASE_URL: process.env.DATABASE_URL ?? pgHandle!.url,
     TIMBRE_DATA_DIR: dataDir,
     DB_POOL_MAX: '20',
     JOBS_ENABLED: 'false',
   };
-  const issuer = await cli(env, 'issuer', 'create', '--rut', '76354771-K', '--name', 'Bench SpA', '--giro', 'Comercio', '--acteco', '475201', '--address', 'Calle 1', '--comuna', 'Santiago');
+  const issuer = await cli(
+    env,
+    'issuer',
+    'create',
+    '--rut',
+    '76354771-K',
+    '--name',
+    'Bench SpA',
+    '--giro',
+    'Comercio',
+    '--acteco',
+    '475201',
+    '--address',
+    'Calle 1',
+    '--comuna',
+    'Santiago',
+  );
   const key = (await cli(env, 'key', 'create', '--rut', issuer.rut, '--role', 'owner')).key as string;
 
   const rows: string[] = [];
@@ -216,15 +294,27 @@ async function main() {
   for (const instances of INSTANCES) {
     const servers = await Promise.all(Array.from({ length: instances }, (_, i) => startServer(4100 + i, env)));
     try {
-      await load(servers.map((s) => s.port), key, issuer.rut, 100, 8); // warm-up (sandbox CAF, caches, JIT)
+      await load(
+        servers.map((s) => s.port),
+        key,
+        issuer.rut,
+        100,
+        8,
+      ); // warm-up (sandbox CAF, caches, JIT)
       for (const c of CONCURRENCY) {
         for (const s of servers) s.peakRss = 0;
-        const r = await load(servers.map((s) => s.port), key, issuer.rut, DOCS, c);
+        const r = await load(
+          servers.map((s) => s.port),
+          key,
+          issuer.rut,
+          DOCS,
+          c,
+        );
         const rss = Math.max(...servers.map((s) => s.peakRss));
         results.push({ instances, concurrency: c, ...r, rss });
         console.log({ instances, concurrency: c, ...r, rssMB: rss / 2 ** 20 });
         rows.push(
-          `| ${instances} | ${c} | ${r.docsPerSecond.toFixed(0)} | ${(r.docsPerSecond / sign.perSecond * 100).toFixed(0)} % | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${(rss / 2 ** 20).toFixed(0)} | ${r.failures} | ${r.duplicates} |`,
+          `| ${instances} | ${c} | ${r.docsPerSecond.toFixed(0)} | ${((r.docsPerSecond / sign.perSecond) * 100).toFixed(0)} % | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${(rss / 2 ** 20).toFixed(0)} | ${r.failures} | ${r.duplicates} |`,
         );
       }
     } finally {

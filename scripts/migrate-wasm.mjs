@@ -19,8 +19,13 @@ const filters = { externalTables: [], externalEnums: [] };
 
 async function loadEngine() {
   const rt = await import('@prisma/schema-engine-wasm/schema_engine_bg');
-  const wasmPath = join(dirname(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg')), 'schema_engine_bg.wasm');
-  const inst = new WebAssembly.Instance(new WebAssembly.Module(await readFile(wasmPath)), { './schema_engine_bg.js': rt });
+  const wasmPath = join(
+    dirname(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg')),
+    'schema_engine_bg.wasm',
+  );
+  const inst = new WebAssembly.Instance(new WebAssembly.Module(await readFile(wasmPath)), {
+    './schema_engine_bg.js': rt,
+  });
   rt.__wbg_set_wasm(inst.exports);
   inst.exports.__wbindgen_start();
   return rt;
@@ -32,10 +37,22 @@ async function withEngine(factory, fn) {
   const tracking = {
     provider: factory.provider,
     adapterName: factory.adapterName,
-    connect: async () => { const a = await factory.connect(); opened.push(a); return a; },
-    connectToShadowDb: async () => { const a = await factory.connectToShadowDb(); opened.push(a); return a; },
+    connect: async () => {
+      const a = await factory.connect();
+      opened.push(a);
+      return a;
+    },
+    connectToShadowDb: async () => {
+      const a = await factory.connectToShadowDb();
+      opened.push(a);
+      return a;
+    },
   };
-  const engine = await rt.SchemaEngine.new({ datamodels: undefined }, () => {}, bindMigrationAwareSqlAdapterFactory(tracking));
+  const engine = await rt.SchemaEngine.new(
+    { datamodels: undefined },
+    () => {},
+    bindMigrationAwareSqlAdapterFactory(tracking),
+  );
   try {
     return await fn(engine);
   } finally {
@@ -46,7 +63,10 @@ async function withEngine(factory, fn) {
 
 async function migrationsList() {
   const dirs = existsSync(MIGRATIONS)
-    ? (await readdir(MIGRATIONS, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+    ? (await readdir(MIGRATIONS, { withFileTypes: true }))
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name)
+        .sort()
     : [];
   const lock = join(MIGRATIONS, 'migration_lock.toml');
   return {
@@ -56,7 +76,10 @@ async function migrationsList() {
     migrationDirectories: await Promise.all(
       dirs.map(async (name) => ({
         path: name,
-        migrationFile: { path: 'migration.sql', content: { tag: 'ok', value: await readFile(join(MIGRATIONS, name, 'migration.sql'), 'utf8') } },
+        migrationFile: {
+          path: 'migration.sql',
+          content: { tag: 'ok', value: await readFile(join(MIGRATIONS, name, 'migration.sql'), 'utf8') },
+        },
       })),
     ),
   };

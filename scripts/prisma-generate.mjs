@@ -11,5 +11,9 @@ if (!existsSync(join(root, 'prisma', 'schema.prisma'))) process.exit(0);
 execFileSync(process.execPath, [join(root, 'node_modules', 'prisma', 'build', 'index.js'), 'generate'], {
   cwd: root,
   stdio: ['ignore', 'inherit', 'inherit'],
-  env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: join(root, 'scripts', 'no-schema-engine'), PRISMA_HIDE_UPDATE_MESSAGE: '1' },
+  env: {
+    ...process.env,
+    PRISMA_SCHEMA_ENGINE_BINARY: join(root, 'scripts', 'no-schema-engine'),
+    PRISMA_HIDE_UPDATE_MESSAGE: '1',
+  },
 });

@@ -42,7 +42,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     // Honour a caller's X-Request-Id when it is sane, so integrators can correlate.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomBytes(12).toString('base64url')}`;
+      return typeof given === 'string' && REQUEST_ID.test(given)
+        ? given
+        : `req_${randomBytes(12).toString('base64url')}`;
     },
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
@@ -57,6 +59,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   };
   app.decorate('ctx', ctx);
 
+  // Bodies are JSON only: Fastify's built-in text/plain parser would hand a string to the
+  // zod schema and turn a wrong Content-Type into a confusing validation error.
+  app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   await app.register(sensible);
@@ -109,7 +114,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send(errorBody(request, 'ROUTE_NOT_FOUND', `Unknown endpoint: ${request.method} ${request.url.split('?')[0]}`));
+    reply
+      .status(404)
+      .send(errorBody(request, 'ROUTE_NOT_FOUND', `Unknown endpoint: ${request.method} ${request.url.split('?')[0]}`));
   });
 
   return app;

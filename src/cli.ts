@@ -81,7 +81,10 @@ function int(flags: Flags, name: 'ambiente' | 'vat-rate' | 'resolution-number'):
 }
 
 function issuerFields(flags: Flags): UpdateIssuerInput {
-  const acteco = flags.acteco?.flatMap((a) => a.split(',')).map((a) => a.trim()).filter(Boolean);
+  const acteco = flags.acteco
+    ?.flatMap((a) => a.split(','))
+    .map((a) => a.trim())
+    .filter(Boolean);
   const fields: UpdateIssuerInput = {};
   if (flags.name !== undefined) fields.name = flags.name;
   if (flags.giro !== undefined) fields.giro = flags.giro;
@@ -103,7 +106,10 @@ function readInput(path: string): Buffer {
   try {
     return readFileSync(path);
   } catch (e) {
-    throw new AppError('VALIDATION_FAILED', `Cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `Cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
 }
 
@@ -116,7 +122,11 @@ function table(rows: Record<string, unknown>[], columns: string[]): string {
   if (rows.length === 0) return '(none)';
   const cells = rows.map((r) => columns.map((c) => (r[c] === null || r[c] === undefined ? '' : String(r[c]))));
   const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => (row[i] ?? '').length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   return [line(columns.map((c) => c.toUpperCase())), ...cells.map(line)].join('\n');
 }
 
@@ -240,7 +250,8 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       return 2;
     }
     if (e instanceof AppError) {
-      const detail = e.details && e.details.length > 1 ? `\n${e.details.map((d) => `  ${d.path}: ${d.message}`).join('\n')}` : '';
+      const detail =
+        e.details && e.details.length > 1 ? `\n${e.details.map((d) => `  ${d.path}: ${d.message}`).join('\n')}` : '';
       io.stderr(`error: ${e.message}${detail}\n`);
       if (flags.json) io.stdout(`${JSON.stringify({ ok: false, error: e.message, code: e.code })}\n`);
       return 1;

@@ -20,7 +20,10 @@ export const configSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** postgres://… ; unset → embedded PostgreSQL under TIMBRE_DATA_DIR. */
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   TIMBRE_DATA_DIR: z.string().min(1).default('.data'),
   /** Base URL used to build pdf_url / xml_url; default http://localhost:PORT. */

@@ -44,10 +44,23 @@ export const ERROR_CATALOG = {
   CAF_SIGNATURE_INVALID: { status: 422, message: 'The CAF signature (FRMA) does not verify with any trusted SII key.' },
   CAF_ALREADY_IMPORTED: { status: 409, message: 'This CAF range overlaps a range already imported for the issuer.' },
   CERT_EXPIRED: { status: 422, message: 'The certificate has expired.' },
-  CERT_NO_HOLDER_RUT: { status: 422, message: 'The certificate does not carry the holder RUT (SII OID 1.3.6.1.4.1.8321.1).' },
+  CERT_BAD_PASSWORD: {
+    status: 422,
+    message: 'The .p12 password is wrong (the file’s integrity check does not verify with it).',
+  },
+  CERT_NO_PRIVATE_KEY: { status: 422, message: 'The .p12 holds no private key; export it together with its key.' },
+  CERT_UNREADABLE: { status: 422, message: 'The file is not a readable PKCS#12 (.p12/.pfx) certificate.' },
+  CAF_INVALID: { status: 422, message: 'The CAF file is not a valid SII folio authorisation.' },
+  CERT_NO_HOLDER_RUT: {
+    status: 422,
+    message: 'The certificate does not carry the holder RUT (SII OID 1.3.6.1.4.1.8321.1).',
+  },
   // 5xx — our side
   INTERNAL: { status: 500, message: 'Internal error. The request id identifies it in our logs.' },
-  DOCUMENT_SCHEMA_INVALID: { status: 500, message: 'The generated document failed XSD validation (a Timbre bug); nothing was stored.' },
+  DOCUMENT_SCHEMA_INVALID: {
+    status: 500,
+    message: 'The generated document failed XSD validation (a Timbre bug); nothing was stored.',
+  },
   SII_UNAVAILABLE: { status: 502, message: 'The SII could not be reached.' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'The service is shutting down or not ready.' },
 } as const satisfies Record<string, { status: number; message: string }>;
@@ -93,4 +106,3 @@ export function formatPath(segments: ReadonlyArray<PropertyKey>): string {
   }
   return out;
 }
-

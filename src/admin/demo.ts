@@ -30,20 +30,24 @@ export interface DemoResult {
 
 export async function ensureDemo(ctx: AppContext): Promise<DemoResult> {
   const { prisma } = ctx.db;
-  return prisma.$transaction(
-    async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(727466101)`;
-      const marker = await tx.setting.findUnique({ where: { key: 'demo_created' } });
-      if (marker) return { created: false, rut: DEMO_ISSUER.rut };
-      await tx.setting.create({ data: { key: 'demo_created', value: new Uint8Array(Buffer.from(new Date().toISOString())) } });
-      return { created: true, rut: DEMO_ISSUER.rut };
-    },
-    { timeout: 30_000 },
-  ).then(async (r) => {
-    if (!r.created) return r;
-    const existing = await prisma.issuer.findUnique({ where: { rut: DEMO_ISSUER.rut } });
-    if (!existing) await createIssuer(ctx, { ...DEMO_ISSUER, acteco: [...DEMO_ISSUER.acteco] });
-    const { key } = await createApiKey(ctx, { rut: DEMO_ISSUER.rut, role: 'owner' });
-    return { ...r, key };
-  });
+  return prisma
+    .$transaction(
+      async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(727466101)`;
+        const marker = await tx.setting.findUnique({ where: { key: 'demo_created' } });
+        if (marker) return { created: false, rut: DEMO_ISSUER.rut };
+        await tx.setting.create({
+          data: { key: 'demo_created', value: new Uint8Array(Buffer.from(new Date().toISOString())) },
+        });
+        return { created: true, rut: DEMO_ISSUER.rut };
+      },
+      { timeout: 30_000 },
+    )
+    .then(async (r) => {
+      if (!r.created) return r;
+      const existing = await prisma.issuer.findUnique({ where: { rut: DEMO_ISSUER.rut } });
+      if (!existing) await createIssuer(ctx, { ...DEMO_ISSUER, acteco: [...DEMO_ISSUER.acteco] });
+      const { key } = await createApiKey(ctx, { rut: DEMO_ISSUER.rut, role: 'owner' });
+      return { ...r, key };
+    });
 }

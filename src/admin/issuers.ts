@@ -21,7 +21,8 @@ const rut = z.string().transform((v, ctx) => {
   return r;
 });
 
-const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+const text = (max: number) =>
+  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 
 export const issuerFieldsSchema = z.object({
   name: text(100),

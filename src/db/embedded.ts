@@ -15,7 +15,17 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -265,7 +275,11 @@ export async function ensureEmbeddedPostgres(
     if (existsSync(statePath)) {
       s = JSON.parse(readFileSync(statePath, 'utf8')) as State;
     } else {
-      s = { port: await freePort(), password: randomBytes(18).toString('base64url'), clusterDir: chooseClusterDir(dataDir, user) };
+      s = {
+        port: await freePort(),
+        password: randomBytes(18).toString('base64url'),
+        clusterDir: chooseClusterDir(dataDir, user),
+      };
     }
     if (!existsSync(join(s.clusterDir, 'PG_VERSION'))) {
       if (existsSync(s.clusterDir)) rmSync(s.clusterDir, { recursive: true, force: true });

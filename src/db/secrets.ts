@@ -21,7 +21,10 @@ export function createSecretBox(key: Buffer): SecretBox {
     seal(plain) {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
-      const body = Buffer.concat([cipher.update(typeof plain === 'string' ? Buffer.from(plain, 'utf8') : plain), cipher.final()]);
+      const body = Buffer.concat([
+        cipher.update(typeof plain === 'string' ? Buffer.from(plain, 'utf8') : plain),
+        cipher.final(),
+      ]);
       return Buffer.concat([Buffer.from([VERSION]), iv, cipher.getAuthTag(), body]);
     },
     open(envelope) {

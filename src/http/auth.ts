@@ -45,7 +45,9 @@ export async function authorize(
   }
   const m = BEARER.exec(authorization);
   if (!m?.[1]) {
-    throw new AppError('UNAUTHENTICATED', 'The Authorization header must be "Bearer timbre_…".', { headers: CHALLENGE });
+    throw new AppError('UNAUTHENTICATED', 'The Authorization header must be "Bearer timbre_…".', {
+      headers: CHALLENGE,
+    });
   }
   const key = await authenticateApiKey(ctx, m[1]);
   if (!key) throw new AppError('INVALID_API_KEY', undefined, { headers: CHALLENGE });

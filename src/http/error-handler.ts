@@ -13,7 +13,7 @@ export function errorBody(request: FastifyRequest, code: ErrorCode, message?: st
     error: message ?? ERROR_CATALOG[code].message,
     code,
     request_id: String(request.id),
-    ...(details && details.length ? { details } : {}),
+    ...(details?.length ? { details } : {}),
   };
 }
 
@@ -34,9 +34,13 @@ function fromFastifyError(err: FastifyError): AppError | null {
     });
     const first = details[0];
     const summary = first ? `${first.path}: ${first.message}` : 'The request is invalid.';
-    return new AppError('VALIDATION_FAILED', details.length > 1 ? `${summary} (and ${details.length - 1} more)` : summary, {
-      details,
-    });
+    return new AppError(
+      'VALIDATION_FAILED',
+      details.length > 1 ? `${summary} (and ${details.length - 1} more)` : summary,
+      {
+        details,
+      },
+    );
   }
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

@@ -43,14 +43,18 @@ export async function locateDocument(
   if (input.auth) {
     issuer = input.auth.issuer;
   } else {
-    if (!input.tk) throw new AppError('UNAUTHENTICATED', 'Send an API key (Authorization: Bearer …) or the document token (?tk=…).');
+    if (!input.tk)
+      throw new AppError('UNAUTHENTICATED', 'Send an API key (Authorization: Bearer …) or the document token (?tk=…).');
     const rut = normalizeRut(input.rut);
     issuer = rut ? await ctx.db.prisma.issuer.findUnique({ where: { rut } }) : null;
-    if (!issuer || !issuer.active) throw new AppError('ISSUER_NOT_FOUND');
+    if (!issuer?.active) throw new AppError('ISSUER_NOT_FOUND');
   }
   const document = await findDocument(ctx, issuer, input.type, input.folio);
   if (!document) {
-    throw new AppError('DOCUMENT_NOT_FOUND', `No document of type ${input.type} with folio ${input.folio} for ${issuer.rut}.`);
+    throw new AppError(
+      'DOCUMENT_NOT_FOUND',
+      `No document of type ${input.type} with folio ${input.folio} for ${issuer.rut}.`,
+    );
   }
   if (!input.auth && !sameToken(document.publicToken, input.tk ?? '')) throw new AppError('INVALID_TOKEN');
   return { issuer, document };
@@ -64,7 +68,11 @@ export async function documentFile(
 ): Promise<DocumentFile> {
   const base = `DTE_${issuer.rut}_T${document.type}_F${document.folio}`;
   if (kind === 'xml') {
-    return { filename: `${base}.xml`, contentType: 'application/xml; charset=ISO-8859-1', body: Buffer.from(document.signedXml) };
+    return {
+      filename: `${base}.xml`,
+      contentType: 'application/xml; charset=ISO-8859-1',
+      body: Buffer.from(document.signedXml),
+    };
   }
   const model = document.model as unknown as DteDocument;
   const body = await renderPdf(model, document.ted, { format, sandbox: document.environment === 'sandbox' });

@@ -71,7 +71,12 @@ export async function reserveFolio(
 }
 
 /** Generates the next sandbox range of `count` folios for a type (folios_sii in sandbox). */
-export async function generateSandboxRange(ctx: AppContext, issuer: Issuer, type: DteType, count: number): Promise<Caf> {
+export async function generateSandboxRange(
+  ctx: AppContext,
+  issuer: Issuer,
+  type: DteType,
+  count: number,
+): Promise<Caf> {
   if (!Number.isInteger(count) || count < 1 || count > MAX_SANDBOX_REQUEST) {
     throw new AppError('VALIDATION_FAILED', `cantidad must be between 1 and ${MAX_SANDBOX_REQUEST}`, {
       details: [{ path: 'cantidad', message: `must be between 1 and ${MAX_SANDBOX_REQUEST}` }],
@@ -184,5 +189,8 @@ export async function listFolios(ctx: AppContext, issuer: Issuer) {
  */
 export async function requestFolios(ctx: AppContext, issuer: Issuer, type: DteType, count: number): Promise<Caf> {
   if (environmentOf(issuer) === 'sandbox') return generateSandboxRange(ctx, issuer, type, count);
-  throw new AppError('UNPROCESSABLE', 'Requesting live folios from the SII is not available yet; import the CAF with `caf import`.');
+  throw new AppError(
+    'UNPROCESSABLE',
+    'Requesting live folios from the SII is not available yet; import the CAF with `caf import`.',
+  );
 }

@@ -17,7 +17,9 @@ const STALE_LOCK_MS = 60_000;
 const WAIT_MS = 15_000;
 
 export function requestFingerprint(endpoint: string, body: unknown): string {
-  return createHash('sha256').update(`${endpoint}\n${canonicalJson(body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${endpoint}\n${canonicalJson(body)}`)
+    .digest('hex');
 }
 
 /** JSON with sorted object keys, so that key order does not change the fingerprint. */
@@ -47,7 +49,9 @@ export async function claimIdempotencyKey(
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
     const now = ctx.clock();
-    await prisma.idempotencyKey.deleteMany({ where: { issuerId: input.issuerId, key: input.key, expiresAt: { lt: now } } });
+    await prisma.idempotencyKey.deleteMany({
+      where: { issuerId: input.issuerId, key: input.key, expiresAt: { lt: now } },
+    });
     const inserted = await prisma.idempotencyKey.createManyAndReturn({
       data: [
         {
@@ -96,7 +100,12 @@ export async function claimIdempotencyKey(
   }
 }
 
-export async function completeIdempotencyKey(ctx: AppContext, id: string, status: number, body: unknown): Promise<void> {
+export async function completeIdempotencyKey(
+  ctx: AppContext,
+  id: string,
+  status: number,
+  body: unknown,
+): Promise<void> {
   await ctx.db.prisma.idempotencyKey.update({
     where: { id },
     data: { status: 'done', responseStatus: status, responseBody: body as object },

@@ -65,21 +65,34 @@ async function checkReferences(
     if (!isOwnDteType(ref.type) || !/^\d+$/.test(ref.folio)) continue;
     const target = await ctx.db.prisma.document.findUnique({
       where: {
-        issuerId_type_folio_environment: { issuerId: issuer.id, type: Number(ref.type), folio: Number(ref.folio), environment: env },
+        issuerId_type_folio_environment: {
+          issuerId: issuer.id,
+          type: Number(ref.type),
+          folio: Number(ref.folio),
+          environment: env,
+        },
       },
     });
     if (!target) {
       throw new AppError(
         'REFERENCE_NOT_FOUND',
         `refs[${i}]: this issuer has no ${env} document of type ${ref.type} with folio ${ref.folio}.`,
-        { details: [{ path: `refs[${i}].folio`, message: `no ${env} document of type ${ref.type} with folio ${ref.folio}` }] },
+        {
+          details: [
+            { path: `refs[${i}].folio`, message: `no ${env} document of type ${ref.type} with folio ${ref.folio}` },
+          ],
+        },
       );
     }
     if (doc.type === 61 && ref.code === 1) {
       if (target.estadoSii === 'anulado') {
-        throw new AppError('VALIDATION_FAILED', `refs[${i}]: the document ${ref.type}/${ref.folio} is already voided.`, {
-          details: [{ path: `refs[${i}].folio`, message: 'the referenced document is already voided' }],
-        });
+        throw new AppError(
+          'VALIDATION_FAILED',
+          `refs[${i}]: the document ${ref.type}/${ref.folio} is already voided.`,
+          {
+            details: [{ path: `refs[${i}].folio`, message: 'the referenced document is already voided' }],
+          },
+        );
       }
       const t = doc.totals;
       const same =
@@ -125,7 +138,12 @@ export async function issueDocument(
   const timestamp = santiagoTimestamp(now);
   const document = await ctx.db.prisma.$transaction(
     async (tx) => {
-      const { caf, folio } = await reserveFolio(tx, { issuerId: issuer.id, environment: env, type: draft.type, today: date });
+      const { caf, folio } = await reserveFolio(tx, {
+        issuerId: issuer.id,
+        environment: env,
+        type: draft.type,
+        today: date,
+      });
       const material = cafMaterial(ctx, caf);
       if (env === 'live' && date < material.caf.fa) {
         throw new AppError(
@@ -141,7 +159,10 @@ export async function issueDocument(
       const bytes = encodeLatin1(withXmlDeclaration(signed));
       const check = validateDte(bytes);
       if (!check.valid) {
-        ctx.log.error({ type: doc.type, folio, errors: check.errors.slice(0, 5) }, 'generated DTE failed XSD validation');
+        ctx.log.error(
+          { type: doc.type, folio, errors: check.errors.slice(0, 5) },
+          'generated DTE failed XSD validation',
+        );
         throw new AppError('DOCUMENT_SCHEMA_INVALID', undefined, { cause: check.errors.join('; ') });
       }
       const created = await tx.document.create({

@@ -37,8 +37,22 @@ async function cli(...argv: string[]) {
 
 async function createIssuer(rut = nextRut(), extra: string[] = []) {
   const r = await cli(
-    'issuer', 'create', '--rut', rut, '--name', 'Panadería Ñuñoa Ltda.', '--giro', 'Panadería',
-    '--acteco', '107100', '--address', 'Irarrázaval 100', '--comuna', 'Ñuñoa', '--json', ...extra,
+    'issuer',
+    'create',
+    '--rut',
+    rut,
+    '--name',
+    'Panadería Ñuñoa Ltda.',
+    '--giro',
+    'Panadería',
+    '--acteco',
+    '107100',
+    '--address',
+    'Irarrázaval 100',
+    '--comuna',
+    'Ñuñoa',
+    '--json',
+    ...extra,
   );
   expect(r.code, r.stderr).toBe(0);
   return r.json();
@@ -61,8 +75,22 @@ afterAll(async () => {
 describe('issuer', () => {
   it('create prints the issuer as JSON with a new account', async () => {
     const rut = nextRut();
-    const v = await createIssuer(rut, ['--city', 'Santiago', '--resolution-date', '2014-08-22', '--resolution-number', '80']);
-    expect(v).toMatchObject({ rut, name: 'Panadería Ñuñoa Ltda.', ambiente: 0, env: 'sandbox', vat_rate: 19, active: true });
+    const v = await createIssuer(rut, [
+      '--city',
+      'Santiago',
+      '--resolution-date',
+      '2014-08-22',
+      '--resolution-number',
+      '80',
+    ]);
+    expect(v).toMatchObject({
+      rut,
+      name: 'Panadería Ñuñoa Ltda.',
+      ambiente: 0,
+      env: 'sandbox',
+      vat_rate: 19,
+      active: true,
+    });
     expect(v.account_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(v.resolution_date).toBe('2014-08-22');
   });
@@ -75,16 +103,78 @@ describe('issuer', () => {
 
   it('refuses a duplicate RUT, a bad RUT, bad fields and an unknown account', async () => {
     const v = await createIssuer();
-    const dup = await cli('issuer', 'create', '--rut', v.rut, '--name', 'X', '--giro', 'Y', '--acteco', '107100', '--address', 'A', '--comuna', 'C');
+    const dup = await cli(
+      'issuer',
+      'create',
+      '--rut',
+      v.rut,
+      '--name',
+      'X',
+      '--giro',
+      'Y',
+      '--acteco',
+      '107100',
+      '--address',
+      'A',
+      '--comuna',
+      'C',
+    );
     expect(dup.code).toBe(1);
     expect(dup.stderr).toMatch(/already exists/);
-    const bad = await cli('issuer', 'create', '--rut', '76369187-0', '--name', 'X', '--giro', 'Y', '--acteco', '107100', '--address', 'A', '--comuna', 'C');
+    const bad = await cli(
+      'issuer',
+      'create',
+      '--rut',
+      '76369187-0',
+      '--name',
+      'X',
+      '--giro',
+      'Y',
+      '--acteco',
+      '107100',
+      '--address',
+      'A',
+      '--comuna',
+      'C',
+    );
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/rut/i);
-    const acteco = await cli('issuer', 'create', '--rut', nextRut(), '--name', 'X', '--giro', 'Y', '--acteco', '12', '--address', 'A', '--comuna', 'C');
+    const acteco = await cli(
+      'issuer',
+      'create',
+      '--rut',
+      nextRut(),
+      '--name',
+      'X',
+      '--giro',
+      'Y',
+      '--acteco',
+      '12',
+      '--address',
+      'A',
+      '--comuna',
+      'C',
+    );
     expect(acteco.code).toBe(1);
     expect(acteco.stderr).toMatch(/acteco/);
-    const account = await cli('issuer', 'create', '--rut', nextRut(), '--name', 'X', '--giro', 'Y', '--acteco', '107100', '--address', 'A', '--comuna', 'C', '--account', '00000000-0000-0000-0000-000000000000');
+    const account = await cli(
+      'issuer',
+      'create',
+      '--rut',
+      nextRut(),
+      '--name',
+      'X',
+      '--giro',
+      'Y',
+      '--acteco',
+      '107100',
+      '--address',
+      'A',
+      '--comuna',
+      'C',
+      '--account',
+      '00000000-0000-0000-0000-000000000000',
+    );
     expect(account.code).toBe(1);
     expect(account.stderr).toMatch(/account/i);
   });
@@ -170,7 +260,17 @@ describe('cert import', () => {
   it('imports a valid certificate and reports its holder and validity', async () => {
     const v = await createIssuer();
     const { p12, password } = generateTestCertificate({ holderRut: '13185095-6', name: 'JOSÉ PÉREZ NÚÑEZ' });
-    const r = await cli('cert', 'import', '--rut', v.rut, '--file', writeP12('ok.p12', p12), '--password', password, '--json');
+    const r = await cli(
+      'cert',
+      'import',
+      '--rut',
+      v.rut,
+      '--file',
+      writeP12('ok.p12', p12),
+      '--password',
+      password,
+      '--json',
+    );
     expect(r.code, r.stderr).toBe(0);
     const j = r.json();
     expect(j.holder_rut).toBe('13185095-6');
@@ -203,7 +303,21 @@ describe('cert import', () => {
     const v = await createIssuer();
     const key = join(dir, 'k.pem');
     const crt = join(dir, 'c.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', crt, '-days', '30', '-subj', '/CN=Sin RUT']);
+    execFileSync('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      crt,
+      '-days',
+      '30',
+      '-subj',
+      '/CN=Sin RUT',
+    ]);
     const noKey = join(dir, 'nokey.p12');
     execFileSync('openssl', ['pkcs12', '-export', '-nokeys', '-in', crt, '-out', noKey, '-passout', 'pass:pw']);
     const noRut = join(dir, 'norut.p12');
@@ -251,7 +365,9 @@ describe('caf import', () => {
   it('refuses a CAF whose RSASK does not match RSAPK', async () => {
     const other = generateKeyPairSync('rsa', { modulusLength: 512, publicExponent: 3 });
     const pem = other.privateKey.export({ type: 'pkcs1', format: 'pem' }) as string;
-    const text = sample().toString('latin1').replace(/<RSASK>[\s\S]*?<\/RSASK>/, `<RSASK>${pem}</RSASK>`);
+    const text = sample()
+      .toString('latin1')
+      .replace(/<RSASK>[\s\S]*?<\/RSASK>/, `<RSASK>${pem}</RSASK>`);
     const path = join(dir, 'caf-key.xml');
     writeFileSync(path, Buffer.from(text, 'latin1'));
     const rut = '97975000-5';
@@ -272,7 +388,16 @@ describe('caf import', () => {
   it('accepts a CAF signed by an extra key only when TIMBRE_EXTRA_CAF_KEYS trusts it', async () => {
     const v = await createIssuer();
     const signer = generateKeyPairSync('rsa', { modulusLength: 1024 });
-    const xml = generateCaf({ rut: v.rut, name: 'PANADERIA', type: 39, from: 1, to: 50, authorisedAt: '2026-01-02', signerKey: signer.privateKey, idk: 100 });
+    const xml = generateCaf({
+      rut: v.rut,
+      name: 'PANADERIA',
+      type: 39,
+      from: 1,
+      to: 50,
+      authorisedAt: '2026-01-02',
+      signerKey: signer.privateKey,
+      idk: 100,
+    });
     const path = join(dir, 'caf-extra.xml');
     writeFileSync(path, Buffer.from(xml, 'latin1'));
     const refused = await cli('caf', 'import', '--rut', v.rut, '--file', path);

@@ -2,7 +2,7 @@
 export const RECEIVER = {
   rut: '76354771-K',
   name: 'Distribuidora Ñandú & Hijos <Sur> Ltda.',
-  activity: 'Venta al por mayor de artículos de ferretería',
+  activity: 'Venta mayorista de artículos ferretería', // GiroRecep: ≤ 40 characters
   address: 'Av. Libertador B. O’Higgins 1449, of. 2°',
   comuna: 'Santiago',
   city: 'Santiago',

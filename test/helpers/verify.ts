@@ -27,10 +27,25 @@ export function xmllint(bytes: Buffer, schemaFile: string): { ok: boolean; outpu
 }
 
 /** `xmlsec1 --verify` of the signature whose reference is a `Documento`/`SetDTE` ID. */
-export function xmlsecVerify(bytes: Buffer, opts: { nodeXpath?: string; idAttrs?: string[] } = {}): { ok: boolean; output: string } {
+export function xmlsecVerify(
+  bytes: Buffer,
+  opts: { nodeXpath?: string; idAttrs?: string[] } = {},
+): { ok: boolean; output: string } {
   const file = tempFile('signed.xml', bytes);
-  const ids = opts.idAttrs ?? ['Documento', 'http://www.sii.cl/SiiDte:Documento', 'http://www.sii.cl/SiiDte:SetDTE', 'SetDTE'];
-  const args = ['--verify', ...ids.flatMap((id) => ['--id-attr:ID', id]), '--enabled-key-data', 'key-value', '--enabled-key-data', 'rsa'];
+  const ids = opts.idAttrs ?? [
+    'Documento',
+    'http://www.sii.cl/SiiDte:Documento',
+    'http://www.sii.cl/SiiDte:SetDTE',
+    'SetDTE',
+  ];
+  const args = [
+    '--verify',
+    ...ids.flatMap((id) => ['--id-attr:ID', id]),
+    '--enabled-key-data',
+    'key-value',
+    '--enabled-key-data',
+    'rsa',
+  ];
   if (opts.nodeXpath) args.push('--node-xpath', opts.nodeXpath);
   args.push(file);
   const r = spawnSync('xmlsec1', args, { encoding: 'utf8' });

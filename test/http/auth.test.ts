@@ -92,11 +92,14 @@ describe('authorisation matrix', () => {
     }
   });
 
-  it.each(['inactiveOwner', 'inactiveViewer'])('a key of an inactive issuer on its own issuer → 404 (%s)', async (k) => {
-    const res = await list(rutInactive, `Bearer ${keys[k]}`);
-    expect(res.statusCode).toBe(404);
-    expect(res.json().code).toBe('ISSUER_NOT_FOUND');
-  });
+  it.each(['inactiveOwner', 'inactiveViewer'])(
+    'a key of an inactive issuer on its own issuer → 404 (%s)',
+    async (k) => {
+      const res = await list(rutInactive, `Bearer ${keys[k]}`);
+      expect(res.statusCode).toBe(404);
+      expect(res.json().code).toBe('ISSUER_NOT_FOUND');
+    },
+  );
 
   it('a key of another issuer on an inactive issuer → 403, not 404', async () => {
     const res = await list(rutInactive, `Bearer ${keys.otherIssuer}`);

@@ -53,7 +53,12 @@ const weird = fc.oneof(
 );
 
 const itemArb = fc.record(
-  { name: fc.oneof(fc.string({ maxLength: 100 }), weird), qty: fc.oneof(fc.double({ min: -10, max: 1e7 }), weird), price: fc.oneof(fc.double({ min: -10, max: 1e13 }), weird), exempt: fc.oneof(fc.boolean(), weird) },
+  {
+    name: fc.oneof(fc.string({ maxLength: 100 }), weird),
+    qty: fc.oneof(fc.double({ min: -10, max: 1e7 }), weird),
+    price: fc.oneof(fc.double({ min: -10, max: 1e13 }), weird),
+    exempt: fc.oneof(fc.boolean(), weird),
+  },
   { requiredKeys: [] },
 );
 
@@ -62,7 +67,13 @@ const bodyArb = fc.oneof(
   fc.record(
     {
       type: fc.oneof(fc.constantFrom(33, 34, 39, 41, 46, 52, 56, 61), weird),
-      receiver: fc.oneof(fc.record({ rut: fc.oneof(fc.constantFrom('76354771-K', '76354771-0', '1-9'), weird), name: weird }, { requiredKeys: [] }), weird),
+      receiver: fc.oneof(
+        fc.record(
+          { rut: fc.oneof(fc.constantFrom('76354771-K', '76354771-0', '1-9'), weird), name: weird },
+          { requiredKeys: [] },
+        ),
+        weird,
+      ),
       items: fc.oneof(fc.array(itemArb, { maxLength: 4 }), weird),
       refs: fc.oneof(fc.array(fc.record({ type: weird, folio: weird, date: weird }), { maxLength: 2 }), weird),
       date: fc.oneof(fc.constantFrom('2026-02-30', '2026-13-01', '2026-01-01', '9999-12-31', '0000-01-01'), weird),
@@ -99,7 +110,9 @@ describe('fuzzing', () => {
     const param = fc.oneof(weird.map(String), fc.string({ maxLength: 40 }));
     await fc.assert(
       fc.asyncProperty(
-        fc.dictionary(fc.constantFrom('tipo_dte', 'estado_sii', 'desde', 'hasta', 'q', 'page', 'limit', 'x'), param, { maxKeys: 4 }),
+        fc.dictionary(fc.constantFrom('tipo_dte', 'estado_sii', 'desde', 'hasta', 'q', 'page', 'limit', 'x'), param, {
+          maxKeys: 4,
+        }),
         param,
         param,
         async (query, type, folio) => {
@@ -112,7 +125,11 @@ describe('fuzzing', () => {
             headers: auth,
           });
           expect(file.statusCode).toBeLessThan(500);
-          const other = await t.app.inject({ method: 'GET', url: `/api/${encodeURIComponent(type)}/emisiones`, headers: auth });
+          const other = await t.app.inject({
+            method: 'GET',
+            url: `/api/${encodeURIComponent(type)}/emisiones`,
+            headers: auth,
+          });
           expectEnvelopeOrOk(other);
         },
       ),

@@ -24,7 +24,12 @@ afterAll(async () => {
 });
 
 const issue = (payload: unknown, headers: Record<string, string> = {}) =>
-  t.app.inject({ method: 'POST', url: `/api/${rut}/emitir`, headers: { ...auth, ...headers }, payload: payload as object });
+  t.app.inject({
+    method: 'POST',
+    url: `/api/${rut}/emitir`,
+    headers: { ...auth, ...headers },
+    payload: payload as object,
+  });
 
 describe('Idempotency-Key', () => {
   it('the same key and body returns the stored response: same folio, no new document', async () => {
@@ -47,7 +52,9 @@ describe('Idempotency-Key', () => {
 
   it('concurrent duplicates never take a second folio', async () => {
     const count = await t.ctx.db.prisma.document.count();
-    const results = await Promise.all(Array.from({ length: 6 }, () => issue(factura(), { 'idempotency-key': 'order-1003' })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => issue(factura(), { 'idempotency-key': 'order-1003' })),
+    );
     const ok = results.filter((r) => r.statusCode === 200);
     expect(ok.length).toBeGreaterThan(0);
     for (const r of results) expect([200, 409]).toContain(r.statusCode);
@@ -80,7 +87,8 @@ describe('rate limits', () => {
       const r = (await createTestIssuer(limited.ctx)).rut;
       const k1 = { authorization: `Bearer ${await createTestKey(limited.ctx, r, 'viewer')}` };
       const k2 = { authorization: `Bearer ${await createTestKey(limited.ctx, r, 'viewer')}` };
-      const get = (h: Record<string, string>) => limited.app.inject({ method: 'GET', url: `/api/${r}/emisiones`, headers: h });
+      const get = (h: Record<string, string>) =>
+        limited.app.inject({ method: 'GET', url: `/api/${r}/emisiones`, headers: h });
       const first = await get(k1);
       expect(first.headers['ratelimit-limit']).toBe('3');
       expect(first.headers['ratelimit-remaining']).toBe('2');
@@ -103,7 +111,13 @@ describe('OpenAPI', () => {
     expect(res.statusCode).toBe(200);
     const doc = res.json();
     expect(doc.openapi).toBe('3.1.0');
-    for (const path of ['/api/{rut}/emitir', '/api/{rut}/emisiones', '/api/{rut}/pdf/{type}/{folio}', '/api/{rut}/folios', '/api/{rut}/folios_sii']) {
+    for (const path of [
+      '/api/{rut}/emitir',
+      '/api/{rut}/emisiones',
+      '/api/{rut}/pdf/{type}/{folio}',
+      '/api/{rut}/folios',
+      '/api/{rut}/folios_sii',
+    ]) {
       expect(Object.keys(doc.paths)).toContain(path);
     }
     const documented = (doc['x-error-codes'] as Array<{ code: string; status: number }>).map((c) => c.code).sort();
@@ -141,7 +155,13 @@ describe('secrets', () => {
     try {
       const dump = async (table: string) => {
         const rows = await c.query(`SELECT * FROM ${table}`);
-        return rows.rows.map((r) => Object.values(r).map((v) => (Buffer.isBuffer(v) ? v.toString('latin1') : JSON.stringify(v))).join('|')).join('\n');
+        return rows.rows
+          .map((r) =>
+            Object.values(r)
+              .map((v) => (Buffer.isBuffer(v) ? v.toString('latin1') : JSON.stringify(v)))
+              .join('|'),
+          )
+          .join('\n');
       };
       const certs = await dump('certificates');
       expect(certs).not.toContain(password);

@@ -32,7 +32,11 @@ describe('error envelope', () => {
   });
 
   it('wrong method on a known path → 405 with Allow', async () => {
-    const res = await t.app.inject({ method: 'DELETE', url: `/api/${rut}/emisiones`, headers: { authorization: `Bearer ${key}` } });
+    const res = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/${rut}/emisiones`,
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(res.statusCode).toBe(405);
     expect(res.headers.allow).toContain('GET');
     expectEnvelope(res, 'METHOD_NOT_ALLOWED');
@@ -90,12 +94,19 @@ describe('error envelope', () => {
       const res = await t.app.inject({ method: 'GET', url: `/api/${rut}/emisiones?${query}`, headers: auth });
       expect(res.statusCode, query).toBe(400);
       expectEnvelope(res, 'VALIDATION_FAILED');
-      expect(res.json().details.map((d: { path: string }) => d.path), query).toContain(path);
+      expect(
+        res.json().details.map((d: { path: string }) => d.path),
+        query,
+      ).toContain(path);
     }
     const unknown = await t.app.inject({ method: 'GET', url: `/api/${rut}/emisiones?colour=red`, headers: auth });
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json().error).toMatch(/colour/);
-    const ok = await t.app.inject({ method: 'GET', url: `/api/${rut}/emisiones?limit=100&page=2&desde=2024-02-29`, headers: auth });
+    const ok = await t.app.inject({
+      method: 'GET',
+      url: `/api/${rut}/emisiones?limit=100&page=2&desde=2024-02-29`,
+      headers: auth,
+    });
     expect(ok.statusCode).toBe(200);
     expect(ok.json()).toMatchObject({ ok: true, page: 2, limit: 100 });
   });
@@ -105,7 +116,11 @@ describe('request ids', () => {
   it('every response carries X-Request-Id, and a sane incoming one is kept', async () => {
     const mine = await t.app.inject({ method: 'GET', url: '/health', headers: { 'x-request-id': 'my-trace-123' } });
     expect(mine.headers['x-request-id']).toBe('my-trace-123');
-    const generated = await t.app.inject({ method: 'GET', url: '/health', headers: { 'x-request-id': 'bad id with spaces' } });
+    const generated = await t.app.inject({
+      method: 'GET',
+      url: '/health',
+      headers: { 'x-request-id': 'bad id with spaces' },
+    });
     expect(generated.headers['x-request-id']).toMatch(/^req_/);
     const a = await t.app.inject({ method: 'GET', url: '/nope' });
     const b = await t.app.inject({ method: 'GET', url: '/nope' });

@@ -11,6 +11,7 @@ let rutA: string;
 let rutB: string;
 let keyA: string;
 let keyB: string;
+let viewerB: string;
 let docA: { folio: number; pdf_url: string };
 let docB: { folio: number; pdf_url: string };
 
@@ -20,8 +21,14 @@ beforeAll(async () => {
   rutB = (await createTestIssuer(t.ctx)).rut;
   keyA = await createTestKey(t.ctx, rutA, 'owner');
   keyB = await createTestKey(t.ctx, rutB, 'owner');
+  viewerB = await createTestKey(t.ctx, rutB, 'viewer');
   const issue = async (rut: string, key: string) => {
-    const res = await t.app.inject({ method: 'POST', url: `/api/${rut}/emitir`, headers: { authorization: `Bearer ${key}` }, payload: factura() });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/${rut}/emitir`,
+      headers: { authorization: `Bearer ${key}` },
+      payload: factura(),
+    });
     expect(res.statusCode, res.body).toBe(200);
     return res.json();
   };
@@ -35,7 +42,7 @@ afterAll(async () => {
 
 type Route = { method: 'GET' | 'POST'; url: (rut: string, folio: number) => string; body?: unknown };
 
-export const ROUTES: Route[] = [
+const ROUTES: Route[] = [
   { method: 'POST', url: (r) => `/api/${r}/emitir`, body: factura() },
   { method: 'GET', url: (r) => `/api/${r}/emisiones` },
   { method: 'GET', url: (r, f) => `/api/${r}/pdf/33/${f}` },
@@ -49,7 +56,7 @@ describe.each(ROUTES)('$method $url', (route) => {
     const docs = await t.ctx.db.prisma.document.count();
     const cafs = await t.ctx.db.prisma.caf.count();
     for (const role of ['owner', 'viewer'] as const) {
-      const key = role === 'owner' ? keyB : await createTestKey(t.ctx, rutB, role);
+      const key = role === 'owner' ? keyB : viewerB;
       const res = await t.app.inject({
         method: route.method,
         url: route.url(rutA, docA.folio),

@@ -38,7 +38,10 @@ it('200 concurrent issues over two pools get 200 distinct, contiguous folios', a
     expect(folios[199]).toBe(200);
     const stored = await t.ctx.db.prisma.document.count({ where: { issuerId: issuer.id, type: 33 } });
     expect(stored).toBe(200);
-    const ranges = await t.ctx.db.prisma.caf.findMany({ where: { issuerId: issuer.id, type: 33 }, orderBy: { rangeFrom: 'asc' } });
+    const ranges = await t.ctx.db.prisma.caf.findMany({
+      where: { issuerId: issuer.id, type: 33 },
+      orderBy: { rangeFrom: 'asc' },
+    });
     expect(ranges.map((r) => r.nextFolio)).toEqual([151, 201]);
   } finally {
     await second.close();

@@ -95,7 +95,10 @@ it('SIGKILL mid-load loses no acknowledged document and leaves no gap', async ()
       body,
     });
     expect(after.status).toBe(200);
-    const docs = await t.ctx.db.prisma.document.findMany({ where: { issuerId: issuer.id, type: 33 }, orderBy: { folio: 'asc' } });
+    const docs = await t.ctx.db.prisma.document.findMany({
+      where: { issuerId: issuer.id, type: 33 },
+      orderBy: { folio: 'asc' },
+    });
     const folios = docs.map((d) => d.folio);
     for (const f of acknowledged) expect(folios).toContain(f);
     expect(new Set(folios).size).toBe(folios.length);

@@ -60,7 +60,11 @@ describe('downloads', () => {
     expect(att.headers['content-disposition']).toBe(`attachment; filename="DTE_${rut}_T33_F${d.folio}.xml"`);
     const b64 = await t.app.inject({ method: 'GET', url: `${rel(d.xml_url)}&base64=1` });
     const body = b64.json();
-    expect(body).toMatchObject({ ok: true, filename: `DTE_${rut}_T33_F${d.folio}.xml`, content_type: 'application/xml; charset=ISO-8859-1' });
+    expect(body).toMatchObject({
+      ok: true,
+      filename: `DTE_${rut}_T33_F${d.folio}.xml`,
+      content_type: 'application/xml; charset=ISO-8859-1',
+    });
     const plain = await t.app.inject({ method: 'GET', url: rel(d.xml_url) });
     expect(Buffer.from(body.base64, 'base64').equals(plain.rawPayload)).toBe(true);
     expect(body.size).toBe(plain.rawPayload.length);
@@ -123,7 +127,9 @@ describe('GET /emisiones', () => {
   });
 
   it('q matches receiver name ignoring case and accents, the RUT, or an exact folio', async () => {
-    expect((await list('?q=NUBLE')).data.map((d: { receiver: { rut: string } }) => d.receiver.rut)).toEqual(['96670340-7']);
+    expect((await list('?q=NUBLE')).data.map((d: { receiver: { rut: string } }) => d.receiver.rut)).toEqual([
+      '96670340-7',
+    ]);
     expect((await list('?q=compañía')).total).toBe(1);
     expect((await list('?q=universidad de chile')).total).toBe(1);
     expect((await list('?q=60910000')).total).toBe(1);

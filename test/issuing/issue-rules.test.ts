@@ -46,16 +46,32 @@ describe('validation (400 with the field named) consumes no folio and stores not
     ['negative price', { ...factura(), items: [{ name: 'x', qty: 1, price: -1 }] }, 'items[0].price'],
     ['impossible date', { ...factura(), date: '2026-02-30' }, 'date'],
     ['name too long', { ...factura(), items: [{ name: 'x'.repeat(81), qty: 1, price: 1 }] }, 'items[0].name'],
-    ['refs missing on a credit note', { type: 61, receiver: { rut: RECEIVER.rut, name: 'X' }, items: [{ name: 'x', qty: 1, price: 1 }] }, 'refs'],
-    ['refs missing on a debit note', { type: 56, receiver: RECEIVER, items: [{ name: 'x', qty: 1, price: 1 }] }, 'refs'],
+    [
+      'refs missing on a credit note',
+      { type: 61, receiver: { rut: RECEIVER.rut, name: 'X' }, items: [{ name: 'x', qty: 1, price: 1 }] },
+      'refs',
+    ],
+    [
+      'refs missing on a debit note',
+      { type: 56, receiver: RECEIVER, items: [{ name: 'x', qty: 1, price: 1 }] },
+      'refs',
+    ],
     ['unknown field', { ...factura(), colour: 'red' }, ''],
-    ['61 receiver with more than rut and name', {
-      type: 61,
-      receiver: RECEIVER,
-      items: [{ name: 'x', qty: 1, price: 1 }],
-      refs: [{ type: 33, folio: 1, date: '2026-01-01', code: 3, reason: 'x' }],
-    }, 'receiver'],
-    ['more than 60 lines', { ...factura(), items: Array.from({ length: 61 }, () => ({ name: 'x', qty: 1, price: 1 })) }, 'items'],
+    [
+      '61 receiver with more than rut and name',
+      {
+        type: 61,
+        receiver: RECEIVER,
+        items: [{ name: 'x', qty: 1, price: 1 }],
+        refs: [{ type: 33, folio: 1, date: '2026-01-01', code: 3, reason: 'x' }],
+      },
+      'receiver',
+    ],
+    [
+      'more than 60 lines',
+      { ...factura(), items: Array.from({ length: 61 }, () => ({ name: 'x', qty: 1, price: 1 })) },
+      'items',
+    ],
   ])('%s', async (_name, payload, path) => {
     await post(factura()); // make sure the range exists so "no folio consumed" is observable
     const before = await folioState(33);
@@ -119,7 +135,12 @@ describe('folios', () => {
   });
 
   it('folios_sii refuses bad bodies', async () => {
-    for (const payload of [{ tipo_dte: 99, cantidad: 5 }, { tipo_dte: 33, cantidad: 0 }, { tipo_dte: 33, cantidad: 10_001 }, { tipo_dte: 33 }]) {
+    for (const payload of [
+      { tipo_dte: 99, cantidad: 5 },
+      { tipo_dte: 33, cantidad: 0 },
+      { tipo_dte: 33, cantidad: 10_001 },
+      { tipo_dte: 33 },
+    ]) {
       const res = await t.app.inject({ method: 'POST', url: `/api/${rut}/folios_sii`, headers: auth, payload });
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
     }
@@ -150,7 +171,10 @@ describe('references and voiding', () => {
     });
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json().code).toBe('REFERENCE_NOT_FOUND');
-    const oc = await post({ ...factura(), refs: [{ type: 801, folio: 4500012345, date: '2026-01-01', reason: 'Orden de compra' }] });
+    const oc = await post({
+      ...factura(),
+      refs: [{ type: 801, folio: 4500012345, date: '2026-01-01', reason: 'Orden de compra' }],
+    });
     expect(oc.statusCode, oc.body).toBe(200);
   });
 });

@@ -48,7 +48,7 @@ describe.each([33, 34, 39, 41, 46, 52])('type %i in sandbox', (type) => {
     expect(xml.statusCode).toBe(200);
     expect(xml.headers['content-type']).toMatch(/application\/xml; charset=ISO-8859-1/i);
     const bytes = xml.rawPayload;
-    expect(bytes.subarray(0, 44).toString('latin1')).toBe('<?xml version="1.0" encoding="ISO-8859-1"?>');
+    expect(bytes.subarray(0, 44).toString('latin1')).toBe('<?xml version="1.0" encoding="ISO-8859-1"?>\n');
     const schema = type === 39 || type === 41 ? 'timbre-boleta-dte.xsd' : 'DTE_v10.xsd';
     const lint = xmllint(bytes, schema);
     expect(lint.ok, lint.output).toBe(true);
@@ -74,7 +74,9 @@ describe('notes referencing issued documents', () => {
       type: 56,
       receiver: requestFor(33).receiver,
       items: [{ name: 'Intereses por mora', qty: 1, price: 12000 }],
-      refs: [{ type: 33, folio: issued[33]!.folio, date: issued[33]!.date, reason: 'Intereses por pago fuera de plazo' }],
+      refs: [
+        { type: 33, folio: issued[33]!.folio, date: issued[33]!.date, reason: 'Intereses por pago fuera de plazo' },
+      ],
     });
     const xml = await t.app.inject({ method: 'GET', url: pathOf(body.xml_url) });
     expect(xmllint(xml.rawPayload, 'DTE_v10.xsd').ok).toBe(true);

@@ -23,7 +23,18 @@ describe('RUT check digit (módulo 11)', () => {
   });
 
   it('rejects malformed text', () => {
-    for (const bad of ['', '-', '123', '76369187', '76369187-', '76369187-X', 'abc-1', '0-0', '076369187-K', '7636 9187-K']) {
+    for (const bad of [
+      '',
+      '-',
+      '123',
+      '76369187',
+      '76369187-',
+      '76369187-X',
+      'abc-1',
+      '0-0',
+      '076369187-K',
+      '7636 9187-K',
+    ]) {
       expect(normalizeRut(bad), bad).toBeNull();
     }
   });

@@ -10,16 +10,17 @@ const querystring = z
   .strictObject(
     {
       tipo_dte: dteTypeQuery.optional(),
-      estado_sii: z
-        .enum(ESTADOS_SII, { message: `estado_sii must be one of ${ESTADOS_SII.join(', ')}` })
-        .optional(),
+      estado_sii: z.enum(ESTADOS_SII, { message: `estado_sii must be one of ${ESTADOS_SII.join(', ')}` }).optional(),
       desde: queryDate('desde').optional(),
       hasta: queryDate('hasta').optional(),
       q: z.string().max(100, 'q must be at most 100 characters').optional(),
       page: queryInt('page', 1, 1_000_000).optional(),
       limit: queryInt('limit', 1, 100).optional(),
     },
-    { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown query parameter(s): ${issue.keys.join(', ')}` : undefined) },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys' ? `unknown query parameter(s): ${issue.keys.join(', ')}` : undefined,
+    },
   )
   .refine((v) => !v.desde || !v.hasta || v.desde <= v.hasta, {
     message: 'desde must not be after hasta',

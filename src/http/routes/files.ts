@@ -7,8 +7,14 @@ import { commonErrors } from '../schemas.ts';
 
 const params = z.object({
   rut: z.string().max(20),
-  type: z.string().regex(/^\d{1,3}$/, 'type must be a document type number').transform(Number),
-  folio: z.string().regex(/^\d{1,10}$/, 'folio must be a whole number').transform(Number),
+  type: z
+    .string()
+    .regex(/^\d{1,3}$/, 'type must be a document type number')
+    .transform(Number),
+  folio: z
+    .string()
+    .regex(/^\d{1,10}$/, 'folio must be a whole number')
+    .transform(Number),
 });
 
 const flag = (name: string) => z.enum(['0', '1'], { message: `${name} must be 0 or 1` });
@@ -19,9 +25,14 @@ function querystring(kind: FileKind) {
       tk: z.string().max(200).optional(),
       download: flag('download').optional(),
       base64: flag('base64').optional(),
-      ...(kind === 'pdf' ? { format: z.enum(['letter', '80mm'], { message: 'format must be letter or 80mm' }).optional() } : {}),
+      ...(kind === 'pdf'
+        ? { format: z.enum(['letter', '80mm'], { message: 'format must be letter or 80mm' }).optional() }
+        : {}),
     },
-    { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown query parameter(s): ${issue.keys.join(', ')}` : undefined) },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys' ? `unknown query parameter(s): ${issue.keys.join(', ')}` : undefined,
+    },
   );
 }
 
@@ -49,7 +60,12 @@ export function filesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           },
         },
         async (request, reply) => {
-          const q = request.query as { tk?: string; download?: '0' | '1'; base64?: '0' | '1'; format?: 'letter' | '80mm' };
+          const q = request.query as {
+            tk?: string;
+            download?: '0' | '1';
+            base64?: '0' | '1';
+            format?: 'letter' | '80mm';
+          };
           const { issuer, document } = await locateDocument(ctx, {
             rut: request.params.rut,
             type: request.params.type,
@@ -68,7 +84,10 @@ export function filesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
               base64: file.body.toString('base64'),
             });
           }
-          reply.header('Content-Disposition', `${q.download === '1' ? 'attachment' : 'inline'}; filename="${file.filename}"`);
+          reply.header(
+            'Content-Disposition',
+            `${q.download === '1' ? 'attachment' : 'inline'}; filename="${file.filename}"`,
+          );
           reply.type(file.contentType);
           return reply.send(file.body);
         },

@@ -22,7 +22,11 @@ const requestBody = z.strictObject({
     .number({ message: 'tipo_dte must be a number' })
     .int()
     .refine((t) => (DTE_TYPES as readonly number[]).includes(t), `tipo_dte must be one of ${DTE_TYPES.join(', ')}`),
-  cantidad: z.number({ message: 'cantidad must be a number' }).int('cantidad must be a whole number').min(1, 'cantidad must be at least 1').max(10_000, 'cantidad must be at most 10000'),
+  cantidad: z
+    .number({ message: 'cantidad must be a number' })
+    .int('cantidad must be a whole number')
+    .min(1, 'cantidad must be at least 1')
+    .max(10_000, 'cantidad must be at most 10000'),
 });
 
 export function foliosRoutes(ctx: AppContext): FastifyPluginAsyncZod {
@@ -39,7 +43,9 @@ export function foliosRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             200: z.object({
               ok: z.literal(true),
               env: z.enum(['sandbox', 'live']),
-              data: z.array(z.object({ type: z.number().int(), ranges: z.array(rangeSchema), available: z.number().int() })),
+              data: z.array(
+                z.object({ type: z.number().int(), ranges: z.array(rangeSchema), available: z.number().int() }),
+              ),
             }),
             ...commonErrors,
           },

@@ -1,0 +1,172 @@
+/**
+ * The issuer's signing certificate (a .p12 from a Chilean certification authority) and, for
+ * sandbox, generated test certificates of the same shape.
+ *
+ * node-forge reads PKCS#12 (legacy 3DES and OpenSSL 3 AES/PBKDF2 files alike, TOOLCHAIN §3);
+ * the key is then handed to node:crypto, which does all signing. The holder's RUT lives in the
+ * SubjectAltName as an otherName with the SII's OID 1.3.6.1.4.1.8321.1 (REFERENCE §1): it is
+ * the `RutEnvia` of envelopes and the `rutSender` of uploads.
+ */
+import { createPrivateKey, generateKeyPairSync, type KeyObject, randomBytes, X509Certificate } from 'node:crypto';
+import forge from 'node-forge';
+import { AppError } from '../errors.ts';
+import { normalizeRut } from './rut.ts';
+
+export const SII_RUT_OID = '1.3.6.1.4.1.8321.1';
+
+export interface SigningCertificate {
+  privateKey: KeyObject;
+  /** The certificate, PEM. */
+  certPem: string;
+  /** The certificate, DER in base64 (X509Certificate of XMLDSig KeyInfo). */
+  certDerBase64: string;
+  /** RSAKeyValue Modulus / Exponent, base64 big-endian. */
+  modulusBase64: string;
+  exponentBase64: string;
+  /** From SubjectAltName otherName 1.3.6.1.4.1.8321.1; null when absent. */
+  holderRut: string | null;
+  subjectName: string;
+  notBefore: Date;
+  notAfter: Date;
+}
+
+type Asn1 = forge.asn1.Asn1;
+
+/** The holder RUT inside a SubjectAltName extension value (DER bytes as a forge binary string). */
+function holderRutFromAltNames(der: string): string | null {
+  const seq = forge.asn1.fromDer(der);
+  for (const general of seq.value as Asn1[]) {
+    // otherName ::= [0] { type-id OBJECT IDENTIFIER, value [0] EXPLICIT ANY }
+    if (general.tagClass !== forge.asn1.Class.CONTEXT_SPECIFIC || general.type !== 0) continue;
+    const parts = general.value as Asn1[];
+    const oid = parts[0];
+    if (!oid || oid.type !== forge.asn1.Type.OID || forge.asn1.derToOid(oid.value as string) !== SII_RUT_OID) continue;
+    const text = firstString(parts[1]);
+    if (text) return normalizeRut(text);
+  }
+  return null;
+}
+
+function firstString(node: Asn1 | undefined): string | null {
+  if (!node) return null;
+  if (Array.isArray(node.value)) {
+    for (const child of node.value) {
+      const s = firstString(child);
+      if (s) return s;
+    }
+    return null;
+  }
+  return typeof node.value === 'string' && /^[0-9.]+-[0-9Kk]$/.test(node.value.trim()) ? node.value.trim() : null;
+}
+
+function bagsOf(p12: forge.pkcs12.Pkcs12Pfx, type: string): forge.pkcs12.Bag[] {
+  return p12.getBags({ bagType: type })[type] ?? [];
+}
+
+/** Reads a .p12: the private key and the certificate that belongs to it (CA p12s carry the chain). */
+export function parsePkcs12(p12: Buffer, password: string): SigningCertificate {
+  let pfx: forge.pkcs12.Pkcs12Pfx;
+  try {
+    const asn1 = forge.asn1.fromDer(forge.util.createBuffer(p12.toString('binary')));
+    pfx = forge.pkcs12.pkcs12FromAsn1(asn1, false, password);
+  } catch (e) {
+    const message = (e as Error).message ?? '';
+    if (/MAC could not be verified|Invalid password|decrypt/i.test(message)) {
+      throw new AppError('CERT_BAD_PASSWORD');
+    }
+    throw new AppError('CERT_UNREADABLE', `The file is not a readable PKCS#12 (.p12/.pfx): ${message}`);
+  }
+  const keyBag =
+    bagsOf(pfx, forge.pki.oids.pkcs8ShroudedKeyBag!).find((b) => b.key) ??
+    bagsOf(pfx, forge.pki.oids.keyBag!).find((b) => b.key);
+  if (!keyBag?.key) throw new AppError('CERT_NO_PRIVATE_KEY');
+  const key = keyBag.key as forge.pki.rsa.PrivateKey;
+  const certs = bagsOf(pfx, forge.pki.oids.certBag!)
+    .map((b) => b.cert)
+    .filter((c): c is forge.pki.Certificate => Boolean(c));
+  const cert = certs.find((c) => (c.publicKey as forge.pki.rsa.PublicKey).n.equals(key.n));
+  if (!cert) throw new AppError('CERT_UNREADABLE', 'The .p12 holds no certificate for its private key.');
+
+  const certPem = forge.pki.certificateToPem(cert);
+  const x509 = new X509Certificate(certPem);
+  const altNames = cert.extensions.find((e) => e.name === 'subjectAltName' || e.id === '2.5.29.17');
+  const rawAlt = (altNames as { value?: string } | undefined)?.value;
+  const jwk = x509.publicKey.export({ format: 'jwk' });
+  return {
+    privateKey: createPrivateKey(forge.pki.privateKeyToPem(key)),
+    certPem,
+    certDerBase64: Buffer.from(x509.raw).toString('base64'),
+    modulusBase64: Buffer.from(jwk.n ?? '', 'base64url').toString('base64'),
+    exponentBase64: Buffer.from(jwk.e ?? '', 'base64url').toString('base64'),
+    holderRut: typeof rawAlt === 'string' ? holderRutFromAltNames(rawAlt) : null,
+    subjectName: /(?:^|\n)CN=([^\n]*)/.exec(x509.subject)?.[1] ?? x509.subject,
+    notBefore: new Date(x509.validFrom),
+    notAfter: new Date(x509.validTo),
+  };
+}
+
+/** Refusals of `cert import`: expired, or no holder RUT to sign envelopes with. */
+export function assertUsableForImport(cert: SigningCertificate, now: Date): void {
+  if (cert.notAfter <= now) {
+    throw new AppError('CERT_EXPIRED', `The certificate expired on ${cert.notAfter.toISOString()}.`);
+  }
+  if (!cert.holderRut) throw new AppError('CERT_NO_HOLDER_RUT');
+}
+
+export interface TestCertificateInput {
+  holderRut: string;
+  /** Subject CN. */
+  name: string;
+  notBefore?: Date;
+  validDays?: number;
+  /** Signs the certificate; self-signed when absent. */
+  issuer?: { key: KeyObject; certPem: string };
+}
+
+/**
+ * A .p12 shaped like a Chilean signing certificate (RSA 2048, SHA-256, holder RUT in the
+ * SubjectAltName otherName of the SII): sandbox issuers sign with one, tests build them.
+ * The password is random and returned with it.
+ */
+export function generateTestCertificate(input: TestCertificateInput): { p12: Buffer; password: string } {
+  const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const privateKey = forge.pki.privateKeyFromPem(pair.privateKey.export({ type: 'pkcs1', format: 'pem' }) as string);
+  const publicKey = forge.pki.publicKeyFromPem(pair.publicKey.export({ type: 'spki', format: 'pem' }) as string);
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = publicKey;
+  cert.serialNumber = `01${randomBytes(8).toString('hex')}`;
+  const notBefore = input.notBefore ?? new Date(Date.now() - 60_000);
+  cert.validity.notBefore = notBefore;
+  cert.validity.notAfter = new Date(notBefore.getTime() + (input.validDays ?? 365) * 86_400_000);
+  const subject = [
+    { shortName: 'C', value: 'CL' },
+    { shortName: 'O', value: 'Timbre (certificado de prueba)' },
+    { shortName: 'CN', value: input.name, valueTagClass: forge.asn1.Type.UTF8 },
+  ];
+  cert.setSubject(subject as forge.pki.CertificateField[]);
+  const a = forge.asn1;
+  const otherName = a.create(a.Class.CONTEXT_SPECIFIC, 0, true, [
+    a.create(a.Class.UNIVERSAL, a.Type.OID, false, a.oidToDer(SII_RUT_OID).getBytes()),
+    a.create(a.Class.CONTEXT_SPECIFIC, 0, true, [
+      a.create(a.Class.UNIVERSAL, a.Type.IA5STRING, false, input.holderRut),
+    ]),
+  ]);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: false },
+    { name: 'keyUsage', digitalSignature: true, nonRepudiation: true, keyEncipherment: true },
+    { id: '2.5.29.17', name: 'subjectAltName', value: a.create(a.Class.UNIVERSAL, a.Type.SEQUENCE, true, [otherName]) },
+  ]);
+  if (input.issuer) {
+    cert.setIssuer(forge.pki.certificateFromPem(input.issuer.certPem).subject.attributes);
+    cert.sign(
+      forge.pki.privateKeyFromPem(input.issuer.key.export({ type: 'pkcs1', format: 'pem' }) as string),
+      forge.md.sha256.create(),
+    );
+  } else {
+    cert.setIssuer(subject as forge.pki.CertificateField[]);
+    cert.sign(privateKey, forge.md.sha256.create());
+  }
+  const password = randomBytes(18).toString('base64url');
+  const asn1 = forge.pkcs12.toPkcs12Asn1(privateKey, [cert], password, { algorithm: '3des' });
+  return { p12: Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary'), password };
+}

@@ -1,0 +1,201 @@
+/**
+ * The DTE XML of a computed document, before signing (REFERENCE §4; element order is the
+ * `xs:sequence` of DTE_v10.xsd, and of EnvioBOLETA_v11.xsd for boletas, §4.5).
+ *
+ * Written by hand as text, one element per line, because the bytes matter: text is escaped
+ * exactly as Canonical XML writes it (`&`, `<`, `>`), so what is stored is what is digested;
+ * the TED is inserted verbatim; and lines stay far below the ~4 000 characters at which the
+ * SII's upload gateway breaks (REFERENCE §7.3). `<DTE>` declares the SII namespace itself and
+ * nothing else (never `xmlns:xsi`): the SII verifies each DTE as if cut out of its envelope
+ * (REFERENCE §5.1).
+ */
+import type { DocumentLine, DocumentReference, DteDocument } from './model.ts';
+import { isBoleta } from './model.ts';
+import { escapeXml } from './xml-text.ts';
+
+export const SII_NS = 'http://www.sii.cl/SiiDte';
+
+/** `Documento/@ID`, an xs:ID referenced by the signature: "T33F60". */
+export function documentIdOf(type: number, folio: number): string {
+  return `T${type}F${folio}`;
+}
+
+type Node = [name: string, value: string | number | Node[] | undefined];
+
+function render(nodes: Node[]): string {
+  let out = '';
+  for (const [name, value] of nodes) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) out += `<${name}>\n${render(value)}</${name}>\n`;
+    else out += `<${name}>${typeof value === 'number' ? String(value) : escapeXml(value)}</${name}>\n`;
+  }
+  return out;
+}
+
+const opt = <T>(cond: boolean, value: T): T | undefined => (cond ? value : undefined);
+
+function idDoc(doc: DteDocument): Node[] {
+  const boleta = isBoleta(doc.type);
+  return [
+    ['TipoDTE', doc.type],
+    ['Folio', doc.folio],
+    ['FchEmis', doc.date],
+    // Guía de despacho: TipoDespacho, then IndTraslado (required for 52, REFERENCE §4.4).
+    ['TipoDespacho', doc.dispatch?.dispatchType],
+    ['IndTraslado', doc.dispatch?.transferType],
+    // Boletas: IndServicio is required ([FMTB]; 3 = ventas y servicios by default).
+    ['IndServicio', opt(boleta, doc.serviceIndicator ?? 3)],
+  ];
+}
+
+function emisor(doc: DteDocument): Node[] {
+  const i = doc.issuer;
+  if (isBoleta(doc.type)) {
+    // EnvioBOLETA names: RznSocEmisor / GiroEmisor, no Acteco (REFERENCE §4.5).
+    return [
+      ['RUTEmisor', i.rut],
+      ['RznSocEmisor', i.name],
+      ['GiroEmisor', i.giro],
+      ['DirOrigen', i.address],
+      ['CmnaOrigen', i.comuna],
+      ['CiudadOrigen', i.city ?? undefined],
+    ];
+  }
+  return [
+    ['RUTEmisor', i.rut],
+    ['RznSoc', i.name],
+    ['GiroEmis', i.giro],
+    ...i.acteco.slice(0, 4).map((code): Node => ['Acteco', code]),
+    ['DirOrigen', i.address],
+    ['CmnaOrigen', i.comuna],
+    ['CiudadOrigen', i.city ?? undefined],
+  ];
+}
+
+function receptor(doc: DteDocument): Node[] {
+  const r = doc.receiver;
+  const boleta = isBoleta(doc.type);
+  return [
+    ['RUTRecep', r.rut],
+    ['RznSocRecep', r.name],
+    ['GiroRecep', opt(!boleta, r.activity)],
+    ['CorreoRecep', r.email],
+    ['DirRecep', r.address],
+    ['CmnaRecep', r.comuna],
+    ['CiudadRecep', r.city],
+  ];
+}
+
+function totales(doc: DteDocument): Node[] {
+  const t = doc.totals;
+  const hasTaxable = doc.lines.some((l) => !l.exempt);
+  const allZero = t.total === 0 && t.net === 0 && t.exempt === 0;
+  const textCorrection = doc.refs.some((r) => r.code === 2) && (doc.type === 56 || doc.type === 61);
+  if (doc.type === 52 && allZero) return [['MntTotal', 0]]; // transfer without prices
+  if (textCorrection) {
+    // NC/ND "corrige texto": MntNeto 0, TasaIVA, IVA 0, MntTotal 0 ([FMT §E], REFERENCE §4.4).
+    return [
+      ['MntNeto', 0],
+      ['TasaIVA', t.vatRate],
+      ['IVA', 0],
+      ['MntTotal', 0],
+    ];
+  }
+  if (isBoleta(doc.type)) {
+    return [
+      ['MntNeto', opt(hasTaxable, t.net)],
+      ['MntExe', opt(t.exempt > 0 || !hasTaxable, t.exempt)],
+      ['IVA', opt(hasTaxable, t.vat)],
+      ['MntTotal', t.total],
+    ];
+  }
+  const retention: Node | undefined =
+    t.retention && t.retention.amount > 0
+      ? [
+          'ImptoReten',
+          [
+            ['TipoImp', t.retention.code],
+            ['TasaImp', t.retention.rate],
+            ['MontoImp', t.retention.amount],
+          ],
+        ]
+      : undefined;
+  return [
+    ['MntNeto', opt(hasTaxable, t.net)],
+    ['MntExe', opt(t.exempt > 0 || !hasTaxable, t.exempt)],
+    ['TasaIVA', opt(hasTaxable, t.vatRate)],
+    ['IVA', opt(hasTaxable, t.vat)],
+    ...(retention ? [retention] : []),
+    ['MntTotal', t.total],
+  ];
+}
+
+function detalle(doc: DteDocument, line: DocumentLine): Node[] {
+  const retained = doc.totals.retention && !line.exempt && line.amount > 0;
+  return [
+    ['NroLinDet', line.number],
+    [
+      'CdgItem',
+      line.code === undefined
+        ? undefined
+        : [
+            ['TpoCodigo', 'INT1'],
+            ['VlrCodigo', line.code],
+          ],
+    ],
+    ['IndExe', opt(line.exempt, 1)],
+    ['NmbItem', line.name],
+    ['DscItem', line.description],
+    ['QtyItem', line.qty],
+    ['UnmdItem', line.unit],
+    ['PrcItem', line.price],
+    ['DescuentoPct', line.discountPct],
+    ['DescuentoMonto', line.discountAmount],
+    // Factura de compra: the retained tax is named on each taxable line (REFERENCE §4.4).
+    ['CodImpAdic', opt(Boolean(retained), doc.totals.retention?.code)],
+    ['MontoItem', line.amount],
+  ];
+}
+
+function referencia(doc: DteDocument, ref: DocumentReference): Node[] {
+  const boleta = isBoleta(doc.type);
+  return [
+    ['NroLinRef', ref.number],
+    ['TpoDocRef', ref.type],
+    ['FolioRef', ref.folio],
+    // Boletas have no FchRef (REFERENCE §4.5).
+    ['FchRef', opt(!boleta, ref.date)],
+    ['CodRef', ref.code],
+    ['RazonRef', ref.reason],
+  ];
+}
+
+export interface BuildDteOptions {
+  /** The flattened TED (see ted.ts). */
+  ted: string;
+  /** TmstFirma, YYYY-MM-DDTHH:MM:SS. */
+  timestamp: string;
+}
+
+/** The unsigned DTE (no XML declaration) and the `Documento/@ID` the signature references. */
+export function buildDteXml(doc: DteDocument, opts: BuildDteOptions): { xml: string; documentId: string } {
+  const documentId = documentIdOf(doc.type, doc.folio);
+  const encabezado = render([
+    [
+      'Encabezado',
+      [
+        ['IdDoc', idDoc(doc)],
+        ['Emisor', emisor(doc)],
+        ['Receptor', receptor(doc)],
+        ['Totales', totales(doc)],
+      ],
+    ],
+  ]);
+  const body =
+    render(doc.lines.map((l): Node => ['Detalle', detalle(doc, l)])) +
+    render(doc.refs.map((r): Node => ['Referencia', referencia(doc, r)]));
+  const xml =
+    `<DTE version="1.0" xmlns="${SII_NS}">\n<Documento ID="${documentId}">\n${encabezado}${body}` +
+    `${opts.ted}\n<TmstFirma>${opts.timestamp}</TmstFirma>\n</Documento>\n</DTE>`;
+  return { xml, documentId };
+}
