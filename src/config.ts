@@ -38,6 +38,8 @@ export const configSchema = z.object({
   SII_UPLOAD_URL: url.default('https://maullin.sii.cl'),
   SII_BOLETA_API_URL: url.default('https://apicert.sii.cl/recursos/v1'),
   SII_BOLETA_UPLOAD_URL: url.default('https://pangal.sii.cl/recursos/v1'),
+  /** Base of the SII web portal, where CAF folios are requested (the simulator answers here too). */
+  SII_PORTAL_URL: url.default('https://maullin.sii.cl'),
   SII_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** Background jobs (SII submission and polling) run in this process. */
   JOBS_ENABLED: boolish.default(true),

@@ -179,11 +179,18 @@ export interface SignatureCheck {
   referenceUri?: string;
   /** The certificate of X509Data, when present. */
   certificate?: X509Certificate;
+  /** False when X509Data holds a certificate for another key than KeyValue. */
+  certificateMatchesKey?: boolean;
 }
 
 const text = (el: Element | null): string => (el?.textContent ?? '').replace(/\s+/g, '');
 
-function keyOf(keyInfo: Element | null): { key: KeyObject | null; certificate?: X509Certificate; reason?: string } {
+function keyOf(keyInfo: Element | null): {
+  key: KeyObject | null;
+  certificate?: X509Certificate;
+  certificateMatchesKey?: boolean;
+  reason?: string;
+} {
   if (!keyInfo) return { key: null, reason: 'KeyInfo missing' };
   const x509 = child(keyInfo, 'X509Data');
   const certB64 = x509 ? text(child(x509, 'X509Certificate')) : '';
@@ -199,10 +206,13 @@ function keyOf(keyInfo: Element | null): { key: KeyObject | null; certificate?: 
   }
   if (certB64) {
     const certificate = new X509Certificate(Buffer.from(certB64, 'base64'));
+    // The SII's profile puts KeyValue first and verifies with it; the SII's own example
+    // envelope carries a certificate that does not match its KeyValue. The signature is checked
+    // with KeyValue when present, and the mismatch is reported.
     if (fromValue && !fromValue.equals(certificate.publicKey)) {
-      return { key: null, certificate, reason: 'KeyValue does not match the certificate' };
+      return { key: fromValue, certificate, certificateMatchesKey: false };
     }
-    return { key: certificate.publicKey, certificate };
+    return { key: fromValue ?? certificate.publicKey, certificate, certificateMatchesKey: true };
   }
   return fromValue ? { key: fromValue } : { key: null, reason: 'no usable key in KeyInfo' };
 }
@@ -241,8 +251,12 @@ export function checkSignatureElement(doc: XmlDocument, signature: Element): Sig
   } else {
     canonical = canonicalize(target);
   }
-  const { key, certificate, reason } = keyOf(child(signature, 'KeyInfo'));
-  const base = { referenceUri: uri, ...(certificate && { certificate }) };
+  const { key, certificate, certificateMatchesKey, reason } = keyOf(child(signature, 'KeyInfo'));
+  const base = {
+    referenceUri: uri,
+    ...(certificate && { certificate }),
+    ...(certificateMatchesKey !== undefined && { certificateMatchesKey }),
+  };
   if (sha1(canonical) !== text(child(ref, 'DigestValue'))) return { ...base, valid: false, reason: 'digest mismatch' };
   if (!key) return { ...base, valid: false, reason: reason ?? 'no key' };
   const ok = verify(

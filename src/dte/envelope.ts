@@ -1,0 +1,81 @@
+/**
+ * Envelopes for sending DTEs to the SII (REFERENCE §6): EnvioDTE (facturas, notas, guías) and
+ * EnvioBOLETA (39, 41), with the Carátula and the SetDTE signature.
+ *
+ * The recipe of REFERENCE §5.1 (the namespace trap): each DTE was signed standalone and is
+ * inserted as its stored bytes, verbatim, without its XML declaration; the envelope is built
+ * by string concatenation and only `SetDTE` is signed, in the envelope's context (so its
+ * canonical form carries `xmlns` and `xmlns:xsi`). The result is ISO-8859-1 bytes.
+ */
+import type { SigningCertificate } from './certificate.ts';
+import { isBoleta } from './model.ts';
+import { SII_RUT } from './rut.ts';
+import { escapeXml } from './xml-text.ts';
+import { encodeLatin1, signXml, stripXmlDeclaration, withXmlDeclaration } from './xmldsig.ts';
+
+export type EnvelopeKind = 'dte' | 'boleta';
+
+export const SET_ID = 'SetDoc';
+
+export interface Caratula {
+  /** RutEmisor: the issuer. */
+  issuerRut: string;
+  /** RutEnvia: the certificate holder who signs and sends. */
+  senderRut: string;
+  /** RutReceptor: the SII (60803000-K) when sending to the SII. */
+  receiverRut?: string;
+  /** FchResol / NroResol: the issuer's SII resolution for this environment. */
+  resolutionDate: string;
+  resolutionNumber: number;
+  /** TmstFirmaEnv, YYYY-MM-DDTHH:MM:SS. */
+  timestamp: string;
+}
+
+export interface EnvelopeDocument {
+  type: number;
+  /** The signed DTE exactly as stored (ISO-8859-1 bytes, with or without declaration). */
+  signedXml: Uint8Array;
+}
+
+export function envelopeKindOf(type: number): EnvelopeKind {
+  return isBoleta(type as never) ? 'boleta' : 'dte';
+}
+
+const ROOTS: Record<EnvelopeKind, { name: string; schema: string }> = {
+  dte: { name: 'EnvioDTE', schema: 'EnvioDTE_v10.xsd' },
+  boleta: { name: 'EnvioBOLETA', schema: 'EnvioBOLETA_v11.xsd' },
+};
+
+/** The signed envelope of one or more DTEs of the same issuer, as ISO-8859-1 bytes. */
+export function buildEnvelope(
+  kind: EnvelopeKind,
+  docs: EnvelopeDocument[],
+  caratula: Caratula,
+  cert: SigningCertificate,
+): Buffer {
+  if (docs.length === 0) throw new Error('an envelope needs at least one document');
+  for (const d of docs) {
+    if (envelopeKindOf(d.type) !== kind) throw new Error(`type ${d.type} does not belong in ${ROOTS[kind].name}`);
+  }
+  const counts = new Map<number, number>();
+  for (const d of docs) counts.set(d.type, (counts.get(d.type) ?? 0) + 1);
+  const subTotals = [...counts]
+    .sort(([a], [b]) => a - b)
+    .map(([type, n]) => `<SubTotDTE>\n<TpoDTE>${type}</TpoDTE>\n<NroDTE>${n}</NroDTE>\n</SubTotDTE>\n`)
+    .join('');
+  const caratulaXml =
+    `<Caratula version="1.0">\n<RutEmisor>${caratula.issuerRut}</RutEmisor>\n` +
+    `<RutEnvia>${caratula.senderRut}</RutEnvia>\n<RutReceptor>${escapeXml(caratula.receiverRut ?? SII_RUT)}</RutReceptor>\n` +
+    `<FchResol>${caratula.resolutionDate}</FchResol>\n<NroResol>${caratula.resolutionNumber}</NroResol>\n` +
+    `<TmstFirmaEnv>${caratula.timestamp}</TmstFirmaEnv>\n${subTotals}</Caratula>\n`;
+  // Latin-1 decoding maps each stored byte to one character, so re-encoding the envelope
+  // reproduces every DTE byte for byte (their own character references included).
+  const dtes = docs.map((d) => `${stripXmlDeclaration(Buffer.from(d.signedXml).toString('latin1')).trim()}\n`).join('');
+  const root = ROOTS[kind];
+  const unsigned =
+    `<${root.name} xmlns="http://www.sii.cl/SiiDte" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" ` +
+    `xsi:schemaLocation="http://www.sii.cl/SiiDte ${root.schema}" version="1.0">\n` +
+    `<SetDTE ID="${SET_ID}">\n${caratulaXml}${dtes}</SetDTE>\n</${root.name}>`;
+  const signed = signXml(unsigned, cert, { referenceId: SET_ID, parentClose: `</${root.name}>` });
+  return encodeLatin1(withXmlDeclaration(signed));
+}
