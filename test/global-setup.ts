@@ -13,6 +13,7 @@ declare module 'vitest' {
   export interface ProvidedContext {
     adminUrl: string;
     templateDb: string;
+    runId: string;
   }
 }
 
@@ -23,7 +24,10 @@ function withDatabase(url: string, db: string): string {
 }
 
 export default async function setup(project: TestProject) {
-  const templateDb = `timbre_tpl_${process.pid}`;
+  // Database names carry the run's pid, so concurrent runs (several terminals, helpers) on one
+  // server leave each other alone and only leftovers of dead runs are dropped.
+  const runId = String(process.pid);
+  const templateDb = `timbre_tpl_${runId}`;
   let adminUrl: string;
   let release: (() => Promise<void>) | undefined;
   if (process.env.DATABASE_URL) {
@@ -35,26 +39,40 @@ export default async function setup(project: TestProject) {
   }
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  // Leftovers of an interrupted earlier run.
+  // Leftovers of interrupted earlier runs (their process is gone).
   const stale = await admin.query<{ datname: string }>(
     "SELECT datname FROM pg_database WHERE datname LIKE 'timbre_tpl_%' OR datname LIKE 'timbre_t_%'",
   );
-  for (const { datname } of stale.rows) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+  for (const { datname } of stale.rows) {
+    const pid = Number(/^timbre_(?:tpl|t)_(\d+)/.exec(datname)?.[1]);
+    if (pid && isAlive(pid)) continue;
+    await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+  }
   await admin.query(`CREATE DATABASE "${templateDb}"`);
   await applyMigrations(withDatabase(adminUrl, templateDb));
   await admin.end();
   project.provide('adminUrl', adminUrl);
   project.provide('templateDb', templateDb);
+  project.provide('runId', runId);
 
   return async () => {
     const c = new pg.Client({ connectionString: adminUrl });
     await c.connect();
     const dbs = await c.query<{ datname: string }>(
-      "SELECT datname FROM pg_database WHERE datname = $1 OR datname LIKE 'timbre_t_%'",
-      [templateDb],
+      "SELECT datname FROM pg_database WHERE datname = $1 OR datname LIKE $2",
+      [templateDb, `timbre_t_${runId}_%`],
     );
     for (const { datname } of dbs.rows) await c.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
     await c.end();
     await release?.();
   };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

@@ -10,7 +10,7 @@ export function databaseUrl(name: string): string {
 
 /** A fresh, migrated database cloned from the run's template. */
 export async function createTestDatabase(): Promise<{ url: string; name: string; drop(): Promise<void> }> {
-  const name = `timbre_t_${randomBytes(6).toString('hex')}`;
+  const name = `timbre_t_${inject('runId')}_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: inject('adminUrl') });
   await admin.connect();
   try {
