@@ -59,7 +59,7 @@ export default async function setup(project: TestProject) {
     const c = new pg.Client({ connectionString: adminUrl });
     await c.connect();
     const dbs = await c.query<{ datname: string }>(
-      "SELECT datname FROM pg_database WHERE datname = $1 OR datname LIKE $2",
+      'SELECT datname FROM pg_database WHERE datname = $1 OR datname LIKE $2',
       [templateDb, `timbre_t_${runId}_%`],
     );
     for (const { datname } of dbs.rows) await c.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
