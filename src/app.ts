@@ -17,10 +17,15 @@ import { registerOpenApi } from './http/openapi.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { errorBody, registerErrorHandler, sendError } from './http/error-handler.ts';
 import { emisionesRoute } from './http/routes/emisiones.ts';
+import { emisionEstadoDteRoute } from './http/routes/emision-estado-dte.ts';
+import { emisionReenviarRoute } from './http/routes/emision-reenviar.ts';
 import { emitirRoute } from './http/routes/emitir.ts';
 import { filesRoutes } from './http/routes/files.ts';
 import { foliosRoutes } from './http/routes/folios.ts';
+import { startJobs } from './issuing/jobs.ts';
 import { loggerOptions } from './logger.ts';
+import { createSiiClient } from './sii/client.ts';
+import type { SiiClient } from './sii/types.ts';
 
 export const BODY_LIMIT = 1024 * 1024; // 1 MiB (DESIGN §5 Limits)
 
@@ -29,6 +34,8 @@ export interface BuildAppOptions {
   db: Database;
   clock?: Clock;
   logger?: Logger;
+  /** The SII; default: the real client on the configured SII URLs (the simulator's, locally). */
+  sii?: SiiClient;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -56,8 +63,19 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     clock: opts.clock ?? (() => new Date()),
     log: app.log as Logger,
     caches: createKeyCaches(),
+    sii: opts.sii ?? createSiiClient({ config: opts.config, log: app.log as Logger }),
+    jobs: null,
   };
   app.decorate('ctx', ctx);
+  // Background jobs start with the app (a queue that only sends wake-ups when JOBS_ENABLED is
+  // false) and stop before the database closes.
+  app.addHook('onReady', async () => {
+    ctx.jobs = await startJobs(ctx, { work: opts.config.JOBS_ENABLED });
+  });
+  app.addHook('onClose', async () => {
+    await ctx.jobs?.stop();
+    ctx.jobs = null;
+  });
 
   // Bodies are JSON only: Fastify's built-in text/plain parser would hand a string to the
   // zod schema and turn a wrong Content-Type into a confusing validation error.
@@ -90,6 +108,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(emisionesRoute(ctx));
   await app.register(filesRoutes(ctx));
   await app.register(foliosRoutes(ctx));
+  await app.register(emisionReenviarRoute(ctx));
+  await app.register(emisionEstadoDteRoute(ctx));
 
   await app.register(async (instance) => {
     for (const [url, methods] of [...methodsByUrl]) {

@@ -25,6 +25,7 @@ import { type AppContext, createKeyCaches } from './context.ts';
 import { openDatabase } from './db/database.ts';
 import { AppError } from './errors.ts';
 import { loggerOptions } from './logger.ts';
+import { createSiiClient } from './sii/client.ts';
 
 const USAGE = `Usage: npm run cli -- <command> [flags] [--json]
 
@@ -241,7 +242,16 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
   try {
     if (positionals.length > 2) throw new UsageError(`unexpected argument "${positionals[2]}"`);
     db = await openDatabase(config, { poolMax: 2 });
-    const out = await run({ config, db, clock: () => new Date(), log, caches: createKeyCaches() }, command, flags);
+    const ctx: AppContext = {
+      config,
+      db,
+      clock: () => new Date(),
+      log,
+      caches: createKeyCaches(),
+      sii: createSiiClient({ config, log }),
+      jobs: null,
+    };
+    const out = await run(ctx, command, flags);
     io.stdout(flags.json ? `${JSON.stringify(out.json)}\n` : `${out.human}\n`);
     return 0;
   } catch (e) {

@@ -43,6 +43,14 @@ export const configSchema = z.object({
   SII_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** Background jobs (SII submission and polling) run in this process. */
   JOBS_ENABLED: boolish.default(true),
+  /** How often a job worker asks PostgreSQL for due work, seconds (pg-boss: at least 0.5). */
+  JOBS_POLL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
+  /** How often each worker sweeps for due submissions whose wake-up was lost, seconds. */
+  JOBS_SWEEP_SECONDS: z.coerce.number().min(1).max(3600).default(15),
+  /** First retry delay after a failed submission, ms; doubles per attempt up to 30 min. */
+  SII_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
+  /** First delay before asking the SII about an uploaded envelope, ms; doubles per poll up to 30 min. */
+  SII_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(3_600_000).default(15_000),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
 });

@@ -5,6 +5,8 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
+import type { JobQueue } from './issuing/jobs.ts';
+import type { SiiClient } from './sii/types.ts';
 
 export type Clock = () => Date;
 
@@ -28,4 +30,8 @@ export interface AppContext {
   clock: Clock;
   log: Logger;
   caches: KeyCaches;
+  /** The SII (the real services, or the local simulator, per configuration). */
+  sii: SiiClient;
+  /** Background work; null until started, and in processes that run none (the CLI). */
+  jobs: JobQueue | null;
 }

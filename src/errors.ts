@@ -31,6 +31,10 @@ export const ERROR_CATALOG = {
   CERTIFICATE_EXPIRED: { status: 422, message: 'The issuer’s digital certificate has expired.' },
   CERTIFICATE_NOT_YET_VALID: { status: 422, message: 'The issuer’s digital certificate is not valid yet.' },
   FOLIOS_EXHAUSTED: { status: 422, message: 'No CAF folios are available for this document type.' },
+  ISSUER_NOT_CONFIGURED: {
+    status: 422,
+    message: 'The issuer is not configured for live issuing (SII resolution missing).',
+  },
   SANDBOX_NOT_SUBMITTABLE: { status: 422, message: 'Sandbox documents are never sent to the SII.' },
   UNPROCESSABLE: { status: 422, message: 'The request cannot be processed.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests.' },

@@ -39,7 +39,12 @@ export function trustedCafKeys(extra: string | undefined): TrustedCafKey[] {
 
 export async function importCaf(ctx: AppContext, input: { rut: string; xml: Buffer }): Promise<Caf> {
   const issuer = await findIssuerOrThrow(ctx, input.rut, { includeInactive: true });
-  const caf = parseCaf(input.xml);
+  const caf = verifyCaf(ctx, issuer, parseCaf(input.xml));
+  return storeCaf(ctx, issuer.id, caf, input.xml, 'live', 'imported');
+}
+
+/** The checks every live CAF passes, imported or obtained from the SII. */
+export function verifyCaf(ctx: AppContext, issuer: { rut: string }, caf: ParsedCaf): ParsedCaf {
   if (caf.re !== issuer.rut) {
     throw new AppError('CAF_ISSUER_MISMATCH', `The CAF was issued to ${caf.re}, not to ${issuer.rut}.`);
   }
@@ -50,7 +55,7 @@ export async function importCaf(ctx: AppContext, input: { rut: string; xml: Buff
       `The CAF signature (FRMA, IDK ${caf.idk}) does not verify with the SII keys or TIMBRE_EXTRA_CAF_KEYS.`,
     );
   }
-  return storeCaf(ctx, issuer.id, caf, input.xml, 'live', 'imported');
+  return caf;
 }
 
 /** Stores a verified CAF under a lock on the issuer row. */

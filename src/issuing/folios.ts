@@ -14,9 +14,9 @@ import { DTE_NAMES } from '../dte/model.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import type { Caf, Environment, Issuer, Prisma } from '../generated/prisma/client.ts';
-import { insertCaf } from '../admin/cafs.ts';
+import { insertCaf, storeCaf, verifyCaf } from '../admin/cafs.ts';
 import { santiagoDate } from './chile-time.ts';
-import { SANDBOX_CAF_IDK, sandboxCafSigner } from './key-material.ts';
+import { SANDBOX_CAF_IDK, sandboxCafSigner, signingCertificate } from './key-material.ts';
 
 /** Size of the range generated automatically for a sandbox issuer's first document of a type. */
 export const SANDBOX_AUTO_RANGE = 1000;

@@ -24,6 +24,7 @@ import { santiagoDate, santiagoTimestamp } from './chile-time.ts';
 import { fileUrls, searchable, totalsView } from './document-view.ts';
 import { ensureSandboxCaf, environmentOf, reserveFolio } from './folios.ts';
 import { cafMaterial, signingCertificate } from './key-material.ts';
+import { createSubmission, runSubmission } from './submissions.ts';
 
 export function issuerInfo(issuer: Issuer): IssuerInfo {
   return {
@@ -46,6 +47,8 @@ export function issuerInfo(issuer: Issuer): IssuerInfo {
 export interface IssueResult {
   document: Document;
   env: Environment;
+  /** Live: why the document could not be sent yet (it is saved and will be retried). */
+  warning?: string;
 }
 
 const isOwnDteType = (t: string): t is `${DteType}` => (DTE_TYPES as readonly number[]).map(String).includes(t);
@@ -132,6 +135,7 @@ export async function issueDocument(
   // Totals and every request rule before anything is reserved (folio 0 is a placeholder).
   const draft = computeDocument(req, { issuer: info, folio: 0, date });
   const { cert } = await signingCertificate(ctx, issuer, env === 'live');
+  if (env === 'live') assertLiveConfigured(issuer);
   const voided = await checkReferences(ctx, issuer, env, draft);
   if (env === 'sandbox') await ensureSandboxCaf(ctx, issuer, draft.type);
 
@@ -196,11 +200,50 @@ export async function issueDocument(
       if (voided && env === 'sandbox') {
         await tx.document.update({ where: { id: voided.id }, data: { estadoSii: 'anulado', voidedById: created.id } });
       }
-      return created;
+      // Live: the envelope is part of what commits, so no live document exists without its
+      // submission (the outbox the background jobs work from).
+      const submission = env === 'live' ? await createSubmission(ctx, tx, { issuer, document: created }) : null;
+      return { created, submissionId: submission?.id ?? null };
     },
     { timeout: 30_000, maxWait: 30_000 },
   );
-  return { document, env };
+  if (!document.submissionId) return { document: document.created, env };
+  return submitAfterCommit(ctx, document.created, document.submissionId);
+}
+
+/** The SII resolution goes in every envelope's Carátula (FchResol / NroResol, REFERENCE §6). */
+function assertLiveConfigured(issuer: Issuer): void {
+  if (!issuer.resolutionDate || issuer.resolutionNumber === null) {
+    throw new AppError(
+      'ISSUER_NOT_CONFIGURED',
+      `The issuer ${issuer.rut} has no SII resolution (date and number) configured; set it with \`issuer update --resolution-date YYYY-MM-DD --resolution-number N\` before issuing in live.`,
+    );
+  }
+}
+
+/**
+ * First submission attempt, right after the commit (never inside the transaction, DESIGN §6).
+ * A failure does not fail the request: the document is saved and the jobs retry it.
+ */
+async function submitAfterCommit(ctx: AppContext, document: Document, submissionId: string): Promise<IssueResult> {
+  try {
+    const step = await runSubmission(ctx, submissionId, { force: true });
+    if (step?.nextRunAt) await ctx.jobs?.wake(submissionId, step.nextRunAt);
+    const current = step?.document ?? document;
+    const warning =
+      current.estadoSii === 'pendiente'
+        ? `The document was saved with folio ${current.folio} but could not be sent to the SII yet: ${step?.failure ?? 'it is queued'}. Timbre retries automatically; follow estado_sii in the list or with emision_estado_dte.`
+        : undefined;
+    return { document: current, env: 'live', ...(warning && { warning }) };
+  } catch (err) {
+    ctx.log.error({ err, document: document.id }, 'first submission attempt failed');
+    await ctx.jobs?.wake(submissionId).catch(() => {});
+    return {
+      document,
+      env: 'live',
+      warning: `The document was saved with folio ${document.folio} but could not be sent to the SII yet. Timbre retries automatically.`,
+    };
+  }
 }
 
 /** The stored document behind an id (idempotent recovery). */
@@ -208,13 +251,21 @@ export async function documentById(ctx: AppContext, id: string): Promise<Documen
   return ctx.db.prisma.document.findUniqueOrThrow({ where: { id } });
 }
 
+/** The `sii` block of live documents: raw SII state next to ours (DESIGN §5). */
+export function siiBlock(d: Document) {
+  return { estado: d.siiEstado, glosa: d.siiGlosa, track_id: d.trackId ?? '' };
+}
+
 /** The issue response of the contract §2 plus DESIGN §5's fields. */
 export function issueResponse(ctx: AppContext, issuer: Issuer, r: IssueResult) {
   const d = r.document;
+  const live = r.env === 'live';
   return {
     ok: true as const,
     env: r.env,
-    sii: null,
+    sii: live ? siiBlock(d) : null,
+    ...(live && { track_id: d.trackId ?? '' }),
+    ...(r.warning && { warning: r.warning }),
     type: d.type,
     folio: d.folio,
     date: d.date.toISOString().slice(0, 10),

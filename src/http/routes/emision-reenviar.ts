@@ -1,0 +1,43 @@
+/** POST /api/emision_reenviar — send a saved live document to the SII again (contract §4.2, DESIGN §5). */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { normalizeRut } from '../../dte/rut.ts';
+import { AppError } from '../../errors.ts';
+import { issueResponse } from '../../issuing/issue-document.ts';
+import { resubmitDocument } from '../../issuing/resubmit.ts';
+import { requireAuth } from '../auth.ts';
+import { commonErrors, errorResponse } from '../schemas.ts';
+import { issueResponseSchema } from './emitir.ts';
+
+const body = z.strictObject({
+  rut: z.string().max(20),
+  type: z.number().int().min(1).max(999),
+  folio: z.number().int().min(1).max(9_999_999_999),
+});
+
+export function emisionReenviarRoute(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      '/api/emision_reenviar',
+      {
+        config: { auth: 'write', idempotent: true },
+        schema: {
+          summary: 'Send a saved document to the SII again',
+          description:
+            'Re-sends the stored signed document (never re-signed, never a new folio). Sandbox documents: 422.',
+          tags: ['documents'],
+          body,
+          response: { 200: issueResponseSchema, ...commonErrors, 409: errorResponse, 422: errorResponse },
+        },
+      },
+      async (request) => {
+        const auth = requireAuth(request);
+        // The issuer travels in the body here: the key must belong to it (same rule as paths).
+        if (normalizeRut(request.body.rut) !== auth.issuer.rut) throw new AppError('FORBIDDEN_ISSUER');
+        const result = await resubmitDocument(ctx, auth.issuer, request.body);
+        return issueResponse(ctx, auth.issuer, result);
+      },
+    );
+  };
+}

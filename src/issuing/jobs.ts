@@ -1,0 +1,88 @@
+/**
+ * Background work on PostgreSQL with pg-boss (DESIGN §2, §6): submitting live documents to the
+ * SII and polling them to a final state. Everything that must survive is in Timbre's own
+ * `submissions` table (src/issuing/submissions.ts); pg-boss jobs are the wake-ups that run a
+ * submission's next step at its due time, delivered to one worker among all instances.
+ *
+ * Nothing is lost if a wake-up is: a sweep (at start, then every minute by pg-boss cron and
+ * every JOBS_SWEEP_SECONDS in each worker) re-sends a wake-up for every due submission nobody
+ * holds. Duplicate wake-ups are harmless: a step first takes the submission's lease and checks
+ * that it is due.
+ */
+import PgBoss from 'pg-boss';
+import type { AppContext } from '../context.ts';
+import { dueSubmissions, runSubmission } from './submissions.ts';
+
+const STEP_QUEUE = 'sii-submission-step';
+const SWEEP_QUEUE = 'sii-submission-sweep';
+
+export interface JobQueue {
+  /** Schedules the next step of a submission (at `at`, default now). */
+  wake(submissionId: string, at?: Date | null): Promise<void>;
+  /** Wakes every due submission; returns how many. */
+  sweep(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** A queue that only sends wake-ups (JOBS_ENABLED=false: another instance does the work). */
+export async function startJobs(ctx: AppContext, opts: { work: boolean }): Promise<JobQueue> {
+  const boss = new PgBoss({
+    connectionString: ctx.db.url,
+    schema: 'pgboss',
+    max: 4,
+    application_name: 'timbre-jobs',
+    // A step that was active when its process died is retried after this long.
+    expireInSeconds: 5 * 60,
+    retryLimit: 1000,
+    retryDelay: 5,
+    retryBackoff: true,
+    schedule: opts.work,
+    supervise: opts.work,
+  });
+  boss.on('error', (err) => ctx.log.error({ err }, 'job queue error'));
+  await boss.start();
+  await boss.createQueue(STEP_QUEUE);
+  await boss.createQueue(SWEEP_QUEUE);
+
+  const wake = async (submissionId: string, at?: Date | null) => {
+    const startAfter = at && at.getTime() > Date.now() ? at : undefined;
+    await boss.send(STEP_QUEUE, { submissionId }, startAfter ? { startAfter } : {});
+  };
+
+  const sweep = async () => {
+    const due = await dueSubmissions(ctx);
+    for (const s of due) await wake(s.id);
+    return due.length;
+  };
+
+  let timer: NodeJS.Timeout | null = null;
+  if (opts.work) {
+    const pollingIntervalSeconds = ctx.config.JOBS_POLL_SECONDS;
+    await boss.work<{ submissionId: string }>(STEP_QUEUE, { pollingIntervalSeconds, batchSize: 4 }, async (jobs) => {
+      await Promise.all(
+        jobs.map(async (job) => {
+          const result = await runSubmission(ctx, job.data.submissionId);
+          if (result?.nextRunAt) await wake(job.data.submissionId, result.nextRunAt);
+        }),
+      );
+    });
+    await boss.work(SWEEP_QUEUE, { pollingIntervalSeconds: 5 }, async () => {
+      await sweep();
+    });
+    await boss.schedule(SWEEP_QUEUE, '* * * * *');
+    await sweep();
+    timer = setInterval(() => {
+      sweep().catch((err: unknown) => ctx.log.error({ err }, 'submission sweep failed'));
+    }, ctx.config.JOBS_SWEEP_SECONDS * 1000);
+    timer.unref();
+  }
+
+  return {
+    wake,
+    sweep,
+    async stop() {
+      if (timer) clearInterval(timer);
+      await boss.stop({ graceful: true, timeout: 10_000, wait: true });
+    },
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * `POST /api/emision_reenviar` (contract §4.2, DESIGN §5): send a saved live document to the
+ * SII again, now. Never re-signs and never takes a new folio: the stored signed DTE is what
+ * travels.
+ *
+ * - pending (queued, or no answer last time): the pending submission runs now, with the same
+ *   envelope bytes (after an ambiguous failure the SII is asked first, see submissions.ts);
+ * - uploaded (enviado): nothing is sent again; its state is asked now;
+ * - rejected: a new envelope (new Carátula, e.g. after the issuer's resolution was corrected)
+ *   around the same signed DTE;
+ * - accepted, accepted with objections, voided: nothing is sent; the answer says so.
+ */
+import type { AppContext } from '../context.ts';
+import { AppError } from '../errors.ts';
+import type { Document, Issuer } from '../generated/prisma/client.ts';
+import { findIssuedDocument } from './document-status.ts';
+import { environmentOf } from './folios.ts';
+import type { IssueResult } from './issue-document.ts';
+import { createSubmission, runSubmission } from './submissions.ts';
+
+export async function resubmitDocument(
+  ctx: AppContext,
+  issuer: Issuer,
+  input: { type: number; folio: number },
+): Promise<IssueResult> {
+  if (environmentOf(issuer) === 'sandbox') {
+    throw new AppError(
+      'SANDBOX_NOT_SUBMITTABLE',
+      `The issuer ${issuer.rut} is in sandbox (sii_ambiente 0): its documents are never sent to the SII.`,
+    );
+  }
+  const document = await findIssuedDocument(ctx, issuer, input.type, input.folio, 'live');
+  const latest = await ctx.db.prisma.submission.findFirst({
+    where: { documentId: document.id },
+    orderBy: { createdAt: 'desc' },
+  });
+
+  if (['aceptado', 'aceptado_con_reparos', 'anulado'].includes(document.estadoSii)) {
+    return {
+      document,
+      env: 'live',
+      warning: `The SII already accepted this document (${document.estadoSii}); nothing was sent.`,
+    };
+  }
+
+  let submissionId: string;
+  if (!latest || (latest.state === 'done' && document.estadoSii === 'rechazado')) {
+    const created = await ctx.db.prisma.$transaction((tx) =>
+      createSubmission(ctx, tx, { issuer, document: document as Document }),
+    );
+    submissionId = created.id;
+  } else {
+    submissionId = latest.id;
+  }
+
+  const step = await runSubmission(ctx, submissionId, { force: true });
+  if (!step) {
+    // Another worker holds it right now: report the current state.
+    const current = await ctx.db.prisma.document.findUniqueOrThrow({ where: { id: document.id } });
+    return { document: current, env: 'live', warning: 'The document is being sent to the SII right now.' };
+  }
+  if (step.nextRunAt) await ctx.jobs?.wake(submissionId, step.nextRunAt);
+  const warning =
+    step.document.estadoSii === 'pendiente'
+      ? `The document could not be sent to the SII: ${step.failure ?? 'it is queued'}. Timbre retries automatically.`
+      : undefined;
+  return { document: step.document, env: 'live', ...(warning && { warning }) };
+}

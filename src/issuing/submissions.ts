@@ -1,0 +1,429 @@
+/**
+ * Submitting live documents to the SII and following them to a final state (DESIGN §6).
+ *
+ * Each live document gets a `submissions` row in the same transaction that stores it, with the
+ * signed envelope (EnvioDTE / EnvioBOLETA) around its signed DTE. After the commit a step
+ * function moves the row forward, one SII call at a time:
+ *
+ *   queued ──upload──▶ uploaded ──poll…──▶ done          (STATUS 0 or 99: track id)
+ *     │  ▲                                 ▲
+ *     │  └── SII unreachable: retry later  │ refused (STATUS 1,2,3,6,7,8) or final verdict
+ *     └──▶ sending ──no answer──▶ ambiguous ──ask QueryEstDte──▶ (DOK …) done
+ *                                            └─ not there (FAU): send the SAME bytes again
+ *
+ * The state is written before each upload ("sending"), so a process killed mid-upload leaves
+ * a trace: whoever picks the row up next treats it as ambiguous and asks the SII before sending
+ * again. Re-sending uses the very same envelope bytes, which the SII recognises (STATUS 99 with
+ * the first track id) if the first upload did arrive: no document is ever uploaded twice as a
+ * new submission. A lease column lets many instances share the work without two processing
+ * the same row; the SII is never called inside a database transaction.
+ */
+import { createHash } from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import { type EnvelopeKind, buildEnvelope, envelopeKindOf } from '../dte/envelope.ts';
+import type { DteDocument } from '../dte/model.ts';
+import type { Document, Issuer, Prisma, Submission } from '../generated/prisma/client.ts';
+import {
+  SiiAmbiguousError,
+  SiiAuthError,
+  SiiProtocolError,
+  SiiUnavailableError,
+  type UploadResult,
+} from '../sii/types.ts';
+import { santiagoTimestamp } from './chile-time.ts';
+import { signingCertificate } from './key-material.ts';
+import {
+  type EstadoSii,
+  estadoOfDocument,
+  FINAL_UPLOAD_REFUSALS,
+  isNotReceived,
+  verdictOfUpload,
+} from './sii-states.ts';
+
+/** How long a worker owns a submission it is processing (longer than any SII call). */
+const LEASE_MS = 3 * 60_000;
+const MAX_BACKOFF_MS = 30 * 60_000;
+
+export function backoff(base: number, attempt: number): number {
+  return Math.min(MAX_BACKOFF_MS, base * 2 ** Math.max(0, attempt - 1));
+}
+
+/** The Carátula data of an issuer; live issuers must have their SII resolution configured. */
+export function caratulaOf(issuer: Issuer, senderRut: string, timestamp: string) {
+  return {
+    issuerRut: issuer.rut,
+    senderRut,
+    resolutionDate: issuer.resolutionDate?.toISOString().slice(0, 10) ?? '',
+    resolutionNumber: issuer.resolutionNumber ?? 0,
+    timestamp,
+  };
+}
+
+/**
+ * Builds the envelope of one stored document and records it as a queued submission, inside the
+ * caller's transaction (the document insert, or a resubmit).
+ */
+export async function createSubmission(
+  ctx: AppContext,
+  tx: Prisma.TransactionClient,
+  input: { issuer: Issuer; document: Pick<Document, 'id' | 'type' | 'signedXml'> },
+): Promise<Submission> {
+  const { cert } = await signingCertificate(ctx, input.issuer, true);
+  const kind: EnvelopeKind = envelopeKindOf(input.document.type);
+  const envelope = buildEnvelope(
+    kind,
+    [{ type: input.document.type, signedXml: input.document.signedXml }],
+    caratulaOf(input.issuer, cert.holderRut ?? '', santiagoTimestamp(ctx.clock())),
+    cert,
+  );
+  return tx.submission.create({
+    data: {
+      issuerId: input.issuer.id,
+      documentId: input.document.id,
+      service: kind,
+      envelope: new Uint8Array(envelope),
+      envelopeSha256: createHash('sha256').update(envelope).digest('hex'),
+      state: 'queued',
+    },
+  });
+}
+
+/**
+ * Takes the lease of a submission that is due. A row found in `sending` whose lease expired
+ * belonged to a process that died mid-upload: it becomes `ambiguous`.
+ */
+async function claim(ctx: AppContext, id: string, force: boolean): Promise<Submission | null> {
+  const now = ctx.clock();
+  const rows = await ctx.db.prisma.$queryRaw<{ id: string }[]>`
+    UPDATE submissions
+       SET lease_until = ${new Date(now.getTime() + LEASE_MS)},
+           state = CASE WHEN state = 'sending' THEN 'ambiguous'::"SubmissionState" ELSE state END,
+           updated_at = ${now}
+     WHERE id = ${id}::uuid
+       AND state <> 'done'
+       AND (lease_until IS NULL OR lease_until < ${now})
+       AND (${force} OR next_run_at <= ${now})
+     RETURNING id`;
+  if (rows.length === 0) return null;
+  return ctx.db.prisma.submission.findUniqueOrThrow({ where: { id } });
+}
+
+export interface StepResult {
+  submission: Submission;
+  document: Document;
+  /** When the next step is due; null when final. */
+  nextRunAt: Date | null;
+  /** Why the last attempt did not reach the SII, for a caller-facing warning. */
+  failure: string | null;
+}
+
+interface Outcome {
+  state: Submission['state'];
+  nextInMs: number | null;
+  submission?: Partial<Pick<Submission, 'trackId' | 'uploadStatus' | 'lastError'>>;
+  document?: Partial<
+    Pick<Document, 'estadoSii' | 'siiEstado' | 'siiGlosa' | 'trackId' | 'submittedAt' | 'lastSubmitError'>
+  >;
+  failure?: string;
+  voidReferenced?: boolean;
+}
+
+/**
+ * Runs the next step of a submission if it is due (or `force`) and nobody else holds it.
+ * Returns null when there was nothing to do.
+ */
+export async function runSubmission(
+  ctx: AppContext,
+  id: string,
+  opts: { force?: boolean } = {},
+): Promise<StepResult | null> {
+  const submission = await claim(ctx, id, opts.force ?? false);
+  if (!submission) return null;
+  let outcome: Outcome;
+  try {
+    outcome = await step(ctx, submission);
+  } catch (err) {
+    // Our own failure (e.g. the certificate cannot be read): keep the row, retry later.
+    ctx.log.error({ err, submission: id }, 'submission step failed');
+    outcome = {
+      state: submission.state === 'sending' ? 'ambiguous' : submission.state,
+      nextInMs: backoff(ctx.config.SII_RETRY_BASE_MS, submission.attempts + 1),
+      submission: { lastError: (err as Error).message },
+      failure: 'internal error while submitting',
+    };
+  }
+  return save(ctx, submission, outcome);
+}
+
+async function save(ctx: AppContext, submission: Submission, o: Outcome): Promise<StepResult> {
+  const now = ctx.clock();
+  const nextRunAt = o.nextInMs === null ? null : new Date(now.getTime() + o.nextInMs);
+  return ctx.db.prisma.$transaction(async (tx) => {
+    const updated = await tx.submission.update({
+      where: { id: submission.id },
+      data: {
+        state: o.state,
+        leaseUntil: null,
+        nextRunAt: nextRunAt ?? now,
+        ...o.submission,
+      },
+    });
+    const document = await tx.document.update({
+      where: { id: submission.documentId },
+      data: {
+        ...o.document,
+        siiCheckedAt: now,
+        ...(o.failure !== undefined && { lastSubmitError: o.failure }),
+      },
+    });
+    if (o.voidReferenced) await voidReferencedDocuments(tx, document);
+    return { submission: updated, document, nextRunAt, failure: o.failure ?? null };
+  });
+}
+
+/**
+ * A credit note that voids (CodRef 1) marks the referenced document `anulado` once the SII has
+ * accepted the note (DESIGN §5).
+ */
+async function voidReferencedDocuments(tx: Prisma.TransactionClient, note: Document): Promise<void> {
+  if (note.type !== 61) return;
+  const model = note.model as unknown as DteDocument;
+  for (const ref of model.refs ?? []) {
+    if (ref.code !== 1 || !/^\d+$/.test(ref.type) || !/^\d+$/.test(ref.folio)) continue;
+    await tx.document.updateMany({
+      where: {
+        issuerId: note.issuerId,
+        environment: note.environment,
+        type: Number(ref.type),
+        folio: Number(ref.folio),
+      },
+      data: { estadoSii: 'anulado', voidedById: note.id },
+    });
+  }
+}
+
+async function step(ctx: AppContext, s: Submission): Promise<Outcome> {
+  switch (s.state) {
+    case 'queued':
+      return upload(ctx, s);
+    case 'ambiguous':
+      return resolveAmbiguous(ctx, s);
+    case 'uploaded':
+      return poll(ctx, s);
+    default:
+      return { state: s.state, nextInMs: null };
+  }
+}
+
+async function loadContext(ctx: AppContext, s: Submission) {
+  const document = await ctx.db.prisma.document.findUniqueOrThrow({ where: { id: s.documentId } });
+  const issuer = await ctx.db.prisma.issuer.findUniqueOrThrow({ where: { id: s.issuerId } });
+  const { cert } = await signingCertificate(ctx, issuer, true);
+  return { document, issuer, cert, service: s.service as EnvelopeKind };
+}
+
+function describe(err: unknown): string {
+  if (err instanceof SiiUnavailableError) return `the SII could not be reached (${err.message})`;
+  if (err instanceof SiiAmbiguousError) return `no answer from the SII after sending (${err.message})`;
+  if (err instanceof SiiAuthError) return `the SII refused authentication (${err.message})`;
+  if (err instanceof SiiProtocolError) return `unexpected answer from the SII (${err.message})`;
+  return (err as Error).message;
+}
+
+async function upload(ctx: AppContext, s: Submission): Promise<Outcome> {
+  const { document, issuer, cert, service } = await loadContext(ctx, s);
+  // Recorded before the call: a crash during the upload must leave a trace (see header).
+  await ctx.db.prisma.submission.update({
+    where: { id: s.id },
+    data: { state: 'sending', attempts: { increment: 1 } },
+  });
+  await ctx.db.prisma.document.update({
+    where: { id: document.id },
+    data: { submitAttempts: { increment: 1 } },
+  });
+  const attempt = s.attempts + 1;
+  let result: UploadResult;
+  try {
+    result = await ctx.sii.upload({
+      service,
+      cert,
+      issuerRut: issuer.rut,
+      envelope: Buffer.from(s.envelope),
+      filename: `EnvioDTE_${issuer.rut}_T${document.type}_F${document.folio}.xml`,
+    });
+  } catch (err) {
+    const failure = describe(err);
+    ctx.log.warn({ submission: s.id, attempt, reason: failure }, 'SII upload failed');
+    if (err instanceof SiiAmbiguousError) {
+      return {
+        state: 'ambiguous',
+        nextInMs: ctx.config.SII_RETRY_BASE_MS,
+        submission: { lastError: failure },
+        failure,
+      };
+    }
+    return {
+      state: 'queued',
+      nextInMs: backoff(ctx.config.SII_RETRY_BASE_MS, attempt),
+      submission: { lastError: failure },
+      failure,
+    };
+  }
+  return uploadAnswer(ctx, s, result, attempt);
+}
+
+function uploadAnswer(ctx: AppContext, s: Submission, result: UploadResult, attempt: number): Outcome {
+  const detail = result.detail.join('; ');
+  if ((result.status === 0 || result.status === 99) && result.trackId) {
+    const glosa = result.status === 99 ? `Archivo ya recibido (track id ${result.trackId})` : 'Envío recibido';
+    return {
+      state: 'uploaded',
+      nextInMs: ctx.config.SII_POLL_INTERVAL_MS,
+      submission: { trackId: result.trackId, uploadStatus: result.status, lastError: null },
+      document: {
+        estadoSii: 'enviado',
+        siiEstado: result.status === 99 ? 'STATUS 99' : 'REC',
+        siiGlosa: glosa,
+        trackId: result.trackId,
+        submittedAt: ctx.clock(),
+        lastSubmitError: null,
+      },
+    };
+  }
+  const refusal = FINAL_UPLOAD_REFUSALS[result.status];
+  if (refusal) {
+    return {
+      state: 'done',
+      nextInMs: null,
+      submission: { uploadStatus: result.status, lastError: detail || refusal },
+      document: {
+        estadoSii: 'rechazado',
+        siiEstado: `STATUS ${result.status}`,
+        siiGlosa: detail ? `${refusal}: ${detail}` : refusal,
+      },
+    };
+  }
+  // 5 (token), 9 (system blocked), anything else: try again later.
+  const failure = `the SII did not accept the upload (STATUS ${result.status}${detail ? `: ${detail}` : ''})`;
+  return {
+    state: 'queued',
+    nextInMs: backoff(ctx.config.SII_RETRY_BASE_MS, attempt),
+    submission: { uploadStatus: result.status, lastError: failure },
+    failure,
+  };
+}
+
+async function documentStatusOf(ctx: AppContext, s: Submission) {
+  const { document, issuer, cert, service } = await loadContext(ctx, s);
+  return ctx.sii.documentStatus({
+    service,
+    cert,
+    issuerRut: issuer.rut,
+    receiverRut: document.receiverRut,
+    type: document.type,
+    folio: document.folio,
+    date: document.date.toISOString().slice(0, 10),
+    total: Number(document.total),
+  });
+}
+
+/** The upload may have arrived: ask the SII about the document before sending anything. */
+async function resolveAmbiguous(ctx: AppContext, s: Submission): Promise<Outcome> {
+  let status: Awaited<ReturnType<typeof documentStatusOf>>;
+  try {
+    status = await documentStatusOf(ctx, s);
+  } catch (err) {
+    const failure = describe(err);
+    return {
+      state: 'ambiguous',
+      nextInMs: backoff(ctx.config.SII_RETRY_BASE_MS, s.attempts),
+      submission: { lastError: failure },
+      failure,
+    };
+  }
+  const estado = estadoOfDocument(status);
+  if (estado) {
+    return {
+      state: 'done',
+      nextInMs: null,
+      document: { estadoSii: estado, siiEstado: status.estado, siiGlosa: status.glosa, lastSubmitError: null },
+      voidReferenced: estado === 'aceptado',
+    };
+  }
+  if (!isNotReceived(status)) {
+    return {
+      state: 'ambiguous',
+      nextInMs: backoff(ctx.config.SII_RETRY_BASE_MS, s.attempts),
+      submission: { lastError: `document status ${status.estado}: ${status.glosa}` },
+    };
+  }
+  // Not known to the SII as a processed document: send the same bytes again. If the first
+  // upload did arrive, the SII answers STATUS 99 with its track id.
+  return upload(ctx, { ...s, state: 'queued' });
+}
+
+async function poll(ctx: AppContext, s: Submission): Promise<Outcome> {
+  const { document, issuer, cert, service } = await loadContext(ctx, s);
+  const polls = s.polls + 1;
+  await ctx.db.prisma.submission.update({ where: { id: s.id }, data: { polls } });
+  let status: Awaited<ReturnType<typeof ctx.sii.uploadStatus>>;
+  try {
+    status = await ctx.sii.uploadStatus({ service, cert, issuerRut: issuer.rut, trackId: s.trackId ?? '' });
+  } catch (err) {
+    return {
+      state: 'uploaded',
+      nextInMs: backoff(ctx.config.SII_POLL_INTERVAL_MS, polls),
+      submission: { lastError: describe(err) },
+    };
+  }
+  const verdict = verdictOfUpload(status, document);
+  if (verdict.kind === 'processing') {
+    return {
+      state: 'uploaded',
+      nextInMs: backoff(ctx.config.SII_POLL_INTERVAL_MS, polls),
+      document: { siiEstado: status.estado, siiGlosa: status.glosa },
+    };
+  }
+  let estado: EstadoSii;
+  let glosa: string;
+  let raw = status.estado;
+  if (verdict.kind === 'final') {
+    estado = verdict.estado;
+    glosa = verdict.glosa;
+  } else {
+    const doc = await documentStatusOf(ctx, s);
+    const known = estadoOfDocument(doc);
+    if (!known) {
+      return {
+        state: 'uploaded',
+        nextInMs: backoff(ctx.config.SII_POLL_INTERVAL_MS, polls),
+        document: { siiEstado: doc.estado, siiGlosa: doc.glosa },
+      };
+    }
+    estado = known;
+    glosa = doc.glosa;
+    raw = doc.estado;
+  }
+  return {
+    state: 'done',
+    nextInMs: null,
+    submission: { lastError: null },
+    document: { estadoSii: estado, siiEstado: raw, siiGlosa: glosa, lastSubmitError: null },
+    voidReferenced: estado === 'aceptado' || estado === 'aceptado_con_reparos',
+  };
+}
+
+/** Submissions that are due and not held by anyone: what a sweep wakes up. */
+export async function dueSubmissions(ctx: AppContext, limit = 100): Promise<{ id: string; nextRunAt: Date }[]> {
+  const now = ctx.clock();
+  return ctx.db.prisma.submission.findMany({
+    where: {
+      state: { not: 'done' },
+      nextRunAt: { lte: now },
+      OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }],
+    },
+    select: { id: true, nextRunAt: true },
+    orderBy: { nextRunAt: 'asc' },
+    take: limit,
+  });
+}

@@ -1,0 +1,88 @@
+/**
+ * SOAP 1.1 for the SII's DTEWS services (CrSeed, GetTokenFromSeed, QueryEstUp, QueryEstDte;
+ * REFERENCE §7.2, §7.4, §7.5), written by hand rather than through the `soap` package:
+ *
+ * - the request has exactly the shape of the SII manual's example ([AUTH] §4.1.2, §4.1.4;
+ *   shared/sii/responses/*_request.soap.xml): rpc/encoded, `SOAP-ENV:encodingStyle`, each part
+ *   typed `xsi:type="xsd:string"`. The `soap` package drives its message from the WSDL, and
+ *   the vendored WSDLs are LibreDTE's edited copies (`use="literal"`, maullin namespaces), so
+ *   it sends neither encodingStyle nor xsi:type (TOOLCHAIN §7) — a shape the SII never
+ *   documented;
+ * - the transport stays ours (src/sii/http.ts), which is what lets a failure be classified by
+ *   how far the request got; the package's HTTP layer does not say;
+ * - nothing is read at run time: no WSDL parsing, no network fetch of WSDLs.
+ *
+ * Answers are read by local name only: production WSDLs use `http://DefaultNamespace`, the
+ * manual's examples the service URL, `soap.listen` its own prefix (REFERENCE §7.2). The return
+ * value is a string holding entity-escaped XML; the DOM parser unescapes it.
+ */
+import type { Element, Node as XmlNode } from '@xmldom/xmldom';
+import { escapeXml } from '../dte/xml-text.ts';
+import { parseXml, stripXmlDeclaration } from '../dte/xmldsig.ts';
+import { SiiProtocolError } from './types.ts';
+
+export const SOAP_CONTENT_TYPE = 'text/xml; charset=utf-8';
+
+const ELEMENT_NODE = 1;
+
+/**
+ * A request envelope for `operation` of the service at `serviceUrl` (also its namespace, as
+ * in the manual's example), with string parameters in the order of the WSDL's parameterOrder.
+ * Values are escaped as text content; a signed XML (getToken's pszXml) travels escaped too.
+ */
+export function soapRequest(serviceUrl: string, operation: string, params: [name: string, value: string][]): string {
+  const body = params.map(([name, value]) => `      <${name} xsi:type="xsd:string">${escapeXml(value)}</${name}>`);
+  const call =
+    body.length === 0
+      ? `    <m:${operation} xmlns:m="${escapeXml(serviceUrl)}"/>`
+      : `    <m:${operation} xmlns:m="${escapeXml(serviceUrl)}">\n${body.join('\n')}\n    </m:${operation}>`;
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    '<SOAP-ENV:Envelope xmlns:SOAP-ENV="http://schemas.xmlsoap.org/soap/envelope/" ' +
+    'xmlns:SOAP-ENC="http://schemas.xmlsoap.org/soap/encoding/" ' +
+    'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema" ' +
+    'SOAP-ENV:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/">\n' +
+    `  <SOAP-ENV:Body>\n${call}\n  </SOAP-ENV:Body>\n</SOAP-ENV:Envelope>\n`
+  );
+}
+
+export function childElements(node: XmlNode): Element[] {
+  const out: Element[] = [];
+  for (let c = node.firstChild; c; c = c.nextSibling) if (c.nodeType === ELEMENT_NODE) out.push(c as Element);
+  return out;
+}
+
+export function childByLocalName(node: XmlNode, localName: string): Element | null {
+  return childElements(node).find((e) => e.localName === localName) ?? null;
+}
+
+/** Parses XML text, turning parser errors into SiiProtocolError. */
+export function parseAnswerXml(op: string, xml: string): Element {
+  try {
+    const root = parseXml(stripXmlDeclaration(xml)).documentElement;
+    if (!root) throw new Error('no root element');
+    return root;
+  } catch (e) {
+    throw new SiiProtocolError(`${op}: the answer is not well-formed XML (${(e as Error).message})`, { cause: e });
+  }
+}
+
+/**
+ * The string returned by an rpc operation: Envelope/Body/<op>Response/<op>Return, by local
+ * names. A SOAP Fault, or any other shape, is a SiiProtocolError (faults come with HTTP 500,
+ * which the transport has already classified; a fault with 200 is not the SII's protocol).
+ */
+export function soapReturnValue(op: string, envelopeXml: string): string {
+  const envelope = parseAnswerXml(op, envelopeXml);
+  const body = envelope.localName === 'Envelope' ? childByLocalName(envelope, 'Body') : null;
+  if (!body) throw new SiiProtocolError(`${op}: the answer is not a SOAP envelope`);
+  const response = childElements(body)[0];
+  if (!response) throw new SiiProtocolError(`${op}: empty SOAP Body`);
+  if (response.localName === 'Fault') {
+    const fault = childByLocalName(response, 'faultstring')?.textContent ?? '';
+    throw new SiiProtocolError(`${op}: SOAP Fault ${fault.trim()}`.trim());
+  }
+  const value = childElements(response)[0];
+  if (!value) throw new SiiProtocolError(`${op}: ${response.localName} carries no return value`);
+  return value.textContent ?? '';
+}
