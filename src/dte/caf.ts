@@ -27,7 +27,7 @@ import { resolve } from 'node:path';
 import { AppError } from '../errors.ts';
 import type { DteType } from './model.ts';
 import { normalizeRut } from './rut.ts';
-import { decodeXmlBytes, escapeXml, flatten, unescapeXml } from './xml-text.ts';
+import { decodeXmlBytes, escapeXml, flatten, toLatin1, unescapeXml } from './xml-text.ts';
 
 export interface Caf {
   /** RE: the issuer's RUT. */
@@ -187,7 +187,7 @@ export function cafExpiresAt(caf: Pick<Caf, 'td' | 'fa'>): Date | null {
 
 export interface GenerateCafInput {
   rut: string;
-  /** RS, cut to 40 characters. */
+  /** RS, reduced to ISO-8859-1 (the CAF and the TED are Latin-1 bytes) and cut to 40 characters. */
   name: string;
   type: DteType | number;
   from: number;
@@ -209,7 +209,7 @@ export function generateCaf(input: GenerateCafInput): string {
   const m = Buffer.from(jwk.n ?? '', 'base64url').toString('base64');
   const e = Buffer.from(jwk.e ?? '', 'base64url').toString('base64');
   const da =
-    `<DA><RE>${input.rut}</RE><RS>${escapeXml(input.name.slice(0, 40))}</RS><TD>${input.type}</TD>` +
+    `<DA><RE>${input.rut}</RE><RS>${escapeXml(toLatin1(input.name).slice(0, 40))}</RS><TD>${input.type}</TD>` +
     `<RNG><D>${input.from}</D><H>${input.to}</H></RNG><FA>${input.authorisedAt}</FA>` +
     `<RSAPK><M>${m}</M><E>${e}</E></RSAPK><IDK>${input.idk}</IDK></DA>`;
   const frma = sign('sha1', Buffer.from(da, 'latin1'), input.signerKey).toString('base64');

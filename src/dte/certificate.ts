@@ -59,16 +59,46 @@ function firstString(node: Asn1 | undefined): string | null {
   return typeof node.value === 'string' && /^[0-9.]+-[0-9Kk]$/.test(node.value.trim()) ? node.value.trim() : null;
 }
 
+/**
+ * The holder RUT of a certificate alone (PEM), e.g. the signer certificate of a received DTE's
+ * X509Data; null when it carries no SII otherName.
+ */
+export function holderRutOfCertificate(pem: string): string | null {
+  const cert = forge.pki.certificateFromPem(pem);
+  const altNames = cert.extensions.find((e) => e.name === 'subjectAltName' || e.id === '2.5.29.17');
+  const rawAlt = (altNames as { value?: string } | undefined)?.value;
+  return typeof rawAlt === 'string' ? holderRutFromAltNames(rawAlt) : null;
+}
+
 function bagsOf(p12: forge.pkcs12.Pkcs12Pfx, type: string): forge.pkcs12.Bag[] {
   return p12.getBags({ bagType: type })[type] ?? [];
+}
+
+/**
+ * PKCS#12 passwords are a BMPString for the MAC and the legacy PBE ciphers, but the UTF-8 bytes
+ * for PBES2 (AES, the OpenSSL 3 default; RFC 8018). node-forge hands PBKDF2 the string's Latin-1
+ * bytes, so a password such as "contraseña" verifies the MAC and then fails to decrypt. forge
+ * checks the MAC before decrypting anything: after a decryption error the password is proven
+ * right, and decryption is retried with its UTF-8 bytes without the (already verified) MAC.
+ */
+function pfxFromDer(p12: Buffer, password: string): forge.pkcs12.Pkcs12Pfx {
+  const asn1 = () => forge.asn1.fromDer(forge.util.createBuffer(p12.toString('binary')));
+  try {
+    return forge.pkcs12.pkcs12FromAsn1(asn1(), false, password);
+  } catch (e) {
+    const utf8 = forge.util.encodeUtf8(password);
+    if (utf8 === password || !/decrypt/i.test((e as Error).message ?? '')) throw e;
+    const withoutMac = asn1();
+    (withoutMac.value as Asn1[]).splice(2);
+    return forge.pkcs12.pkcs12FromAsn1(withoutMac, false, utf8);
+  }
 }
 
 /** Reads a .p12: the private key and the certificate that belongs to it (CA p12s carry the chain). */
 export function parsePkcs12(p12: Buffer, password: string): SigningCertificate {
   let pfx: forge.pkcs12.Pkcs12Pfx;
   try {
-    const asn1 = forge.asn1.fromDer(forge.util.createBuffer(p12.toString('binary')));
-    pfx = forge.pkcs12.pkcs12FromAsn1(asn1, false, password);
+    pfx = pfxFromDer(p12, password);
   } catch (e) {
     const message = (e as Error).message ?? '';
     if (/MAC could not be verified|Invalid password|decrypt/i.test(message)) {

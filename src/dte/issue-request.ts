@@ -37,6 +37,21 @@ export function decimalText(n: number): string | null {
   return /e/i.test(s) ? null : s;
 }
 
+/**
+ * The SII's upload gateway refuses XML lines longer than ~4 090 characters (REFERENCE §7.3).
+ * DscItem is written on one line; `&` becomes `&amp;` and characters beyond Latin-1 become
+ * character references, so up to 1 000 characters can grow past that.
+ */
+const MAX_ENCODED_LINE = 3900;
+function encodedLength(s: string): number {
+  let n = 0;
+  for (const ch of s) {
+    const c = ch.codePointAt(0) ?? 0;
+    n += ch === '&' ? 5 : ch === '<' || ch === '>' ? 4 : c > 0xff ? String(c).length + 3 : 1;
+  }
+  return n;
+}
+
 const decimals = (s: string) => (s.split('.')[1] ?? '').length;
 
 /** Dec12_6Type: up to 12 integer digits and 6 decimals. */
@@ -85,7 +100,12 @@ export const itemSchema = z.strictObject({
   exempt: z.boolean().optional(),
   unit: siiText(4).optional(),
   code: siiText(35).optional(),
-  description: siiText(1000, { multiline: true }).optional(),
+  description: siiText(1000, { multiline: true })
+    .refine(
+      (s) => encodedLength(s) <= MAX_ENCODED_LINE,
+      'is too long once written as ISO-8859-1 XML (the SII refuses lines over ~4 000 characters)',
+    )
+    .optional(),
   discount_pct: z
     .number()
     .finite()
@@ -183,7 +203,7 @@ function typeRules(req: BaseRequest, ctx: z.RefinementCtx): void {
       issue(['items', i, 'price'], 'a text correction (code 2) carries no amounts: omit price');
     }
   });
-  if ((type === 33 || type === 39) && req.items.every((it) => it.exempt)) {
+  if ((type === 33 || type === 39) && req.items.length > 0 && req.items.every((it) => it.exempt)) {
     issue(['items'], `every line is exempt: issue type ${type === 33 ? 34 : 41} instead`);
   }
 

@@ -152,7 +152,10 @@ export function signXml(xml: string, cert: SigningCertificate, opts: SignOptions
     signatureValue: PLACEHOLDER,
     cert,
   });
-  const withSig = `${xml.slice(0, at)}${sig}\n${xml.slice(at)}`;
+  // A line break after the Signature is harmless outside the referenced element, but with URI=""
+  // it would sit inside the signed element, survive the enveloped-signature transform and
+  // change the digest a verifier computes: none is added there.
+  const withSig = `${xml.slice(0, at)}${sig}${opts.referenceId ? '\n' : ''}${xml.slice(at)}`;
   // SignedInfo is canonicalised where it stands: inclusive C14N carries the namespaces in scope
   // there (xmlns:xsi inside an envelope), exactly as a verifier will see it.
   const signedInfos = parseXml(withSig).getElementsByTagNameNS(DSIG_NS, 'SignedInfo');
