@@ -329,22 +329,3 @@ describe('pagination', () => {
     expect(decodeBytes(rasterise(pdf, last, { y: height - 260, height: 260 })).equals(TED_BYTES)).toBe(true);
   });
 });
-
-/** Render timing, for humans (`PDF_TIMING=1 npx vitest run test/unit/pdf.test.ts`); asserts no time. */
-describe.runIf(process.env.PDF_TIMING)('render timing', () => {
-  it('reports p50 for a 10-line factura', async () => {
-    const doc: DteDocument = { ...FACTURA, lines: manyLines(10) };
-    for (const format of ['letter', '80mm'] as const) {
-      for (let i = 0; i < 10; i++) await renderPdf(doc, TED, { format, sandbox: true });
-      const times: number[] = [];
-      for (let i = 0; i < 100; i++) {
-        const t0 = performance.now();
-        const pdf = await renderPdf(doc, TED, { format, sandbox: true });
-        times.push(performance.now() - t0);
-        expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
-      }
-      times.sort((a, b) => a - b);
-      console.info(`renderPdf ${format}: p50 ${times[50]?.toFixed(1)} ms, p90 ${times[90]?.toFixed(1)} ms`);
-    }
-  });
-});
