@@ -60,14 +60,22 @@ function firstString(node: Asn1 | undefined): string | null {
 }
 
 /**
- * The holder RUT of a certificate alone (PEM), e.g. the signer certificate of a received DTE's
- * X509Data; null when it carries no SII otherName.
+ * The holder RUT of a certificate alone (PEM text or DER bytes), e.g. the signer certificate of
+ * a received DTE's X509Data or of a signed seed; null when it carries no SII otherName (or is
+ * not a certificate).
  */
-export function holderRutOfCertificate(pem: string): string | null {
-  const cert = forge.pki.certificateFromPem(pem);
-  const altNames = cert.extensions.find((e) => e.name === 'subjectAltName' || e.id === '2.5.29.17');
-  const rawAlt = (altNames as { value?: string } | undefined)?.value;
-  return typeof rawAlt === 'string' ? holderRutFromAltNames(rawAlt) : null;
+export function holderRutOfCertificate(cert: string | Buffer): string | null {
+  try {
+    const parsed =
+      typeof cert === 'string'
+        ? forge.pki.certificateFromPem(cert)
+        : forge.pki.certificateFromAsn1(forge.asn1.fromDer(forge.util.createBuffer(cert.toString('binary'))));
+    const altNames = parsed.extensions.find((e) => e.name === 'subjectAltName' || e.id === '2.5.29.17');
+    const rawAlt = (altNames as { value?: string } | undefined)?.value;
+    return typeof rawAlt === 'string' ? holderRutFromAltNames(rawAlt) : null;
+  } catch {
+    return null;
+  }
 }
 
 function bagsOf(p12: forge.pkcs12.Pkcs12Pfx, type: string): forge.pkcs12.Bag[] {

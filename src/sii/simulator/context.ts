@@ -1,0 +1,18 @@
+/**
+ * What the simulator's endpoints share: the clock, seeds and tokens, the processing of
+ * uploads, the registered issuers and the CAF issuer. One per simulator instance.
+ */
+import type { AuthStore } from './auth.ts';
+import type { CafIssuer } from './portal.ts';
+import type { Processor } from './processing.ts';
+import type { RegisteredIssuer } from './state.ts';
+
+export interface SimContext {
+  clock: () => Date;
+  auth: AuthStore;
+  processor: Processor;
+  issuers: Map<string, RegisteredIssuer>;
+  cafs: CafIssuer;
+  /** NUM_ATENCION of the query services: a counter and the time. */
+  nextAttentionNumber(): string;
+}

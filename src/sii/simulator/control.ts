@@ -1,0 +1,81 @@
+/**
+ * The simulator's control API over HTTP, for a simulator run from the command line
+ * (`npm run sii-sim`): the same controls tests have on the simulator object. Not an SII
+ * interface; it is unauthenticated, so the simulator binds 127.0.0.1 by default.
+ *
+ *   GET    /sim/uploads            → JSON list of received uploads (UploadSummary[])
+ *   GET    /sim/faults             → JSON list of active faults
+ *   POST   /sim/faults             {kind, count?, delayMs?, paths?} → 204
+ *   DELETE /sim/faults             → 204
+ *   POST   /sim/issuers            {rut, resolutionDate, resolutionNumber, name?} → 204
+ *   POST   /sim/processing-delay   {ms} → 204
+ *   POST   /sim/expire-tokens      → 204
+ *   POST   /sim/cafs               {rut, type, count} → the CAF file (no authentication)
+ *   GET    /sim/caf-key.pem        → the CAF-signing public key (PEM)
+ */
+import type { IncomingMessage } from 'node:http';
+import type { FaultSpec } from './faults.ts';
+import { jsonReply, type Reply, reply, textReply } from './http-util.ts';
+import type { RegisteredIssuer } from './state.ts';
+
+export interface SimControl {
+  readonly cafPublicKeyPem: string;
+  setFault(fault: FaultSpec): void;
+  clearFaults(): void;
+  faults(): FaultSpec[];
+  registerIssuer(issuer: RegisteredIssuer): void;
+  uploads(): unknown[];
+  setProcessingDelay(ms: number): void;
+  expireTokens(): void;
+  issueCaf(input: { rut: string; type: number; count: number }): Buffer;
+}
+
+const noContent = (): Reply => ({ status: 204, headers: {}, body: Buffer.alloc(0) });
+
+function parseJson(body: Buffer): Record<string, unknown> {
+  const value: unknown = JSON.parse(body.toString('utf8') || '{}');
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('a JSON object is expected');
+  return value as Record<string, unknown>;
+}
+
+function route(sim: SimControl, method: string, path: string, body: Buffer): Reply {
+  const key = `${method} ${path}`;
+  switch (key) {
+    case 'GET /sim/uploads':
+      return jsonReply(200, sim.uploads());
+    case 'GET /sim/faults':
+      return jsonReply(200, sim.faults());
+    case 'POST /sim/faults':
+      sim.setFault(parseJson(body) as unknown as FaultSpec);
+      return noContent();
+    case 'DELETE /sim/faults':
+      sim.clearFaults();
+      return noContent();
+    case 'POST /sim/issuers':
+      sim.registerIssuer(parseJson(body) as unknown as RegisteredIssuer);
+      return noContent();
+    case 'POST /sim/processing-delay':
+      sim.setProcessingDelay(Number(parseJson(body).ms));
+      return noContent();
+    case 'POST /sim/expire-tokens':
+      sim.expireTokens();
+      return noContent();
+    case 'POST /sim/cafs': {
+      const input = parseJson(body);
+      const file = sim.issueCaf({ rut: String(input.rut), type: Number(input.type), count: Number(input.count) });
+      return reply(200, file, 'text/xml; charset=ISO-8859-1');
+    }
+    case 'GET /sim/caf-key.pem':
+      return reply(200, sim.cafPublicKeyPem, 'application/x-pem-file');
+    default:
+      return textReply(404, `unknown control request ${key}`);
+  }
+}
+
+export function handleControl(sim: SimControl, req: IncomingMessage, url: URL, body: Buffer): Reply {
+  try {
+    return route(sim, req.method ?? 'GET', url.pathname, body);
+  } catch (e) {
+    return textReply(400, (e as Error).message);
+  }
+}

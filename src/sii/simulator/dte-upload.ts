@@ -1,0 +1,96 @@
+/**
+ * `POST /cgi_dte/UPL/DTEUpload` (REFERENCE §7.3, [UPL]): multipart/form-data with rutSender,
+ * dvSender, rutCompany, dvCompany and the file `archivo`; always HTTP 200 with a RECEPCIONDTE
+ * XML, except the gateway's 401 page when the User-Agent lacks `PROG 1.0`.
+ *
+ * Checks, in order: User-Agent (401) → Cookie TOKEN, a DTEWS token (STATUS 5) → a declared
+ * Content-Length, since the gateway reads only the first chunk of a chunked body (STATUS 3) →
+ * rutSender-dvSender is the token's certificate holder (STATUS 1) → rutCompany is a RUT
+ * (STATUS 6) → the file is there and not too big (STATUS 2) → the same bytes within 900 s
+ * (STATUS 99, the earlier TRACKID) → schema (STATUS 7 with DETAIL/ERROR lines) → STATUS 0 with
+ * a 10-digit TRACKID. EnvioBOLETA is accepted here too, as in certification (REFERENCE §7.6).
+ */
+import type { IncomingMessage } from 'node:http';
+import { santiagoTimestamp } from '../../issuing/chile-time.ts';
+import { escapeXml } from '../../dte/xml-text.ts';
+import type { SimContext } from './context.ts';
+import { screenEnvelope } from './envelope-checks.ts';
+import { cookie, hasContentLength, hasProgUserAgent, htmlReply, parseRut, type Reply, reply } from './http-util.ts';
+import { fieldOf, parseMultipart } from './multipart.ts';
+import { DUPLICATE_WINDOW_MS } from './processing.ts';
+
+/** The largest file the simulator takes (STATUS 2 above it). */
+export const MAX_UPLOAD_FILE_BYTES = 20 * 1024 * 1024;
+
+interface Recepcion {
+  rutSender: string;
+  rutCompany: string;
+  file: string;
+  status: number;
+  trackId?: string;
+  errors?: string[];
+}
+
+/** RECEPCIONDTE as in shared/sii/responses/dteupload_recepciondte_status0.xml / status7.xml. */
+function recepcionDte(ctx: SimContext, r: Recepcion): Reply {
+  const timestamp = santiagoTimestamp(ctx.clock()).replace('T', ' ');
+  const detail = r.errors?.length
+    ? `<DETAIL>\n${r.errors.map((e) => `<ERROR>${escapeXml(e)}</ERROR>\n`).join('')}</DETAIL>\n`
+    : '';
+  const xml =
+    '<?xml version="1.0"?>\n<RECEPCIONDTE>\n' +
+    `<RUTSENDER>${escapeXml(r.rutSender)}</RUTSENDER>\n<RUTCOMPANY>${escapeXml(r.rutCompany)}</RUTCOMPANY>\n` +
+    `<FILE>${escapeXml(r.file)}</FILE>\n<TIMESTAMP>${timestamp}</TIMESTAMP>\n<STATUS>${r.status}</STATUS>\n` +
+    (r.trackId ? `<TRACKID>${r.trackId}</TRACKID>\n` : '') +
+    `${detail}</RECEPCIONDTE>\n`;
+  return reply(200, xml, 'text/xml; charset=utf-8');
+}
+
+export function handleDteUpload(ctx: SimContext, req: IncomingMessage, body: Buffer): Reply {
+  if (req.method !== 'POST') return htmlReply(405, 'Method Not Allowed', 'DTEUpload only takes POST');
+  if (!hasProgUserAgent(req)) {
+    return htmlReply(401, 'NO ESTA AUTENTICADO', 'Usuario no autenticado', {
+      'X-Sim-Reason': 'User-Agent without PROG 1.0',
+    });
+  }
+  const parts = parseMultipart(body, req.headers['content-type']) ?? [];
+  const archivo = parts.find((p) => p.name === 'archivo');
+  const sender = `${fieldOf(parts, 'rutSender')}-${fieldOf(parts, 'dvSender')}`;
+  const company = `${fieldOf(parts, 'rutCompany')}-${fieldOf(parts, 'dvCompany')}`;
+  const base = { rutSender: sender, rutCompany: company, file: archivo?.filename ?? '' };
+
+  const token = ctx.auth.check('dte', cookie(req, 'TOKEN'));
+  if (!token.ok) return recepcionDte(ctx, { ...base, status: 5, errors: [`Token: ${token.glosa}`] });
+  if (!hasContentLength(req)) {
+    return recepcionDte(ctx, { ...base, status: 3, errors: ['Archivo cortado: falta Content-Length'] });
+  }
+  const senderRut = parseRut(fieldOf(parts, 'rutSender'), fieldOf(parts, 'dvSender'));
+  if (!senderRut || senderRut !== token.token.holderRut) {
+    return recepcionDte(ctx, { ...base, status: 1, errors: ['rutSender no corresponde al usuario autenticado'] });
+  }
+  const companyRut = parseRut(fieldOf(parts, 'rutCompany'), fieldOf(parts, 'dvCompany'));
+  if (!companyRut) return recepcionDte(ctx, { ...base, status: 6, errors: ['rutCompany invalido'] });
+  if (!archivo || archivo.data.length === 0 || archivo.data.length > MAX_UPLOAD_FILE_BYTES) {
+    return recepcionDte(ctx, { ...base, status: 2, errors: ['Error en el tamano del archivo'] });
+  }
+
+  const repeat = ctx.processor.findRepeat('dteupload', archivo.data);
+  if (repeat) {
+    const before = repeat.timesSent++;
+    const wait = Math.ceil((repeat.receivedAt.getTime() + DUPLICATE_WINDOW_MS - ctx.clock().getTime()) / 1000);
+    const glosa = `Archivo ya fue enviado ${before} veces con Trackid ${repeat.trackId}. Debe esperar ${wait} segundos`;
+    return recepcionDte(ctx, { ...base, status: 99, trackId: repeat.trackId, errors: [glosa] });
+  }
+  const screening = screenEnvelope(archivo.data, ['dte', 'boleta']);
+  if (screening.errors.length > 0) return recepcionDte(ctx, { ...base, status: 7, errors: screening.errors });
+
+  const upload = ctx.processor.receive({
+    channel: 'dteupload',
+    bytes: archivo.data,
+    filename: base.file,
+    senderRut,
+    companyRut,
+    screening,
+  });
+  return recepcionDte(ctx, { ...base, status: 0, trackId: upload.trackId });
+}

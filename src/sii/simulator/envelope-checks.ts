@@ -1,0 +1,151 @@
+/**
+ * The SII's checks on a whole envelope (EnvioDTE / EnvioBOLETA, REFERENCE §6, §7.7):
+ *
+ * 1. screening (at upload): the root names a known schema, no physical line longer than the
+ *    gateway reads (REFERENCE §7.3: `CHR-00002 Line too long (4090)`), and the XSD
+ *    (EnvioDTE_v10.xsd / EnvioBOLETA_v11.xsd) → DTEUpload STATUS 7, REST RSC;
+ * 2. the SetDTE signature, verified in the envelope's context → RFR;
+ * 3. the Carátula → RCT.
+ */
+import type { Element } from '@xmldom/xmldom';
+import { SII_RUT } from '../../dte/rut.ts';
+import { decodeXmlBytes } from '../../dte/xml-text.ts';
+import { parseXml, stripXmlDeclaration, verifyRootSignature } from '../../dte/xmldsig.ts';
+import { validateXml } from '../../dte/xsd.ts';
+import type { ReceivedDte } from './received-dte.ts';
+import type { EnvelopeKind, RegisteredIssuer } from './state.ts';
+
+/** The gateway reads lines of at most this many bytes (REFERENCE §7.3). */
+export const MAX_LINE_BYTES = 4090;
+
+const ROOTS: Record<string, EnvelopeKind> = { EnvioDTE: 'dte', EnvioBOLETA: 'boleta' };
+const SCHEMAS = { dte: 'EnvioDTE_v10.xsd', boleta: 'EnvioBOLETA_v11.xsd' } as const;
+
+export interface Screening {
+  kind: EnvelopeKind | null;
+  /** The schema errors (empty when the envelope passed). */
+  errors: string[];
+}
+
+function rootName(bytes: Buffer): string | null {
+  const head = bytes.subarray(0, 4096).toString('latin1');
+  const body = head.replace(/^\uFEFF?\s*(<\?[\s\S]*?\?>\s*|<!--[\s\S]*?-->\s*)*/, '');
+  return /^<(?:[\w.-]+:)?([\w.-]+)/.exec(body)?.[1] ?? null;
+}
+
+function longestLine(bytes: Buffer): number {
+  let longest = 0;
+  let start = 0;
+  for (let i = bytes.indexOf(0x0a); i >= 0; i = bytes.indexOf(0x0a, start)) {
+    longest = Math.max(longest, i - start);
+    start = i + 1;
+  }
+  return Math.max(longest, bytes.length - start);
+}
+
+/** Step 1: schema name, line length and XSD validation. `accepted` are the envelopes this channel takes. */
+export function screenEnvelope(bytes: Buffer, accepted: readonly EnvelopeKind[]): Screening {
+  const root = rootName(bytes);
+  const kind = root ? (ROOTS[root] ?? null) : null;
+  if (!kind || !accepted.includes(kind)) {
+    return { kind: null, errors: [`SCH-00001: Invalid Schema Name${root ? ` (${root})` : ''}`] };
+  }
+  if (longestLine(bytes) > MAX_LINE_BYTES) return { kind, errors: [`CHR-00002: Line too long (${MAX_LINE_BYTES})`] };
+  const result = validateXml(bytes, SCHEMAS[kind]);
+  return { kind, errors: result.errors };
+}
+
+/** The envelope as text: its bytes decoded by their declaration (ISO-8859-1 as a rule). */
+export function envelopeText(bytes: Buffer): string {
+  return decodeXmlBytes(bytes);
+}
+
+function childElements(el: Element): Element[] {
+  const out: Element[] = [];
+  for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) out.push(c as Element);
+  return out;
+}
+
+const child = (el: Element | null | undefined, name: string): Element | null =>
+  el ? (childElements(el).find((c) => c.localName === name) ?? null) : null;
+
+const textOf = (el: Element | null): string => (el?.textContent ?? '').trim();
+
+export interface Caratula {
+  setId: string;
+  rutEmisor: string;
+  rutEnvia: string;
+  rutReceptor: string;
+  fchResol: string;
+  nroResol: string;
+  subTotals: { type: number; count: number }[];
+}
+
+/** SetDTE/@ID and the Carátula of a schema-valid envelope. */
+export function readCaratula(text: string): Caratula | null {
+  let root: Element | null;
+  try {
+    root = parseXml(stripXmlDeclaration(text)).documentElement;
+  } catch {
+    return null;
+  }
+  const setDte = child(root, 'SetDTE');
+  const caratula = child(setDte, 'Caratula');
+  if (!setDte || !caratula) return null;
+  return {
+    setId: setDte.getAttribute('ID') ?? '',
+    rutEmisor: textOf(child(caratula, 'RutEmisor')),
+    rutEnvia: textOf(child(caratula, 'RutEnvia')),
+    rutReceptor: textOf(child(caratula, 'RutReceptor')),
+    fchResol: textOf(child(caratula, 'FchResol')),
+    nroResol: textOf(child(caratula, 'NroResol')),
+    subTotals: childElements(caratula)
+      .filter((e) => e.localName === 'SubTotDTE')
+      .map((s) => ({ type: Number(textOf(child(s, 'TpoDTE'))), count: Number(textOf(child(s, 'NroDTE'))) })),
+  };
+}
+
+/** Step 2: the SetDTE signature, in context, referencing the SetDTE (REFERENCE §5.1 step 4). */
+export function setSignatureValid(text: string, setId: string): boolean {
+  const check = verifyRootSignature(text);
+  return check.valid && setId !== '' && check.referenceUri === `#${setId}`;
+}
+
+export interface CaratulaContext {
+  /** rutCompany-dvCompany of the upload. */
+  companyRut: string;
+  /** The authenticated sender (the token's certificate holder). */
+  senderRut: string;
+  issuer: RegisteredIssuer | undefined;
+}
+
+/**
+ * Step 3: the Carátula rules (REFERENCE §6, §7.7). Returns the RCT glosa of the first broken
+ * rule, or null. Only CRT-3-19 is a documented code; the other glosas are the simulator's.
+ */
+export function caratulaError(caratula: Caratula, dtes: readonly ReceivedDte[], ctx: CaratulaContext): string | null {
+  if (caratula.rutEmisor !== ctx.companyRut) {
+    return `RutEmisor ${caratula.rutEmisor} de la Caratula no corresponde a la empresa ${ctx.companyRut}`;
+  }
+  const foreign = dtes.find((d) => d.issuerRut !== caratula.rutEmisor);
+  if (foreign) {
+    return `RUTEmisor ${foreign.issuerRut} del DTE T${foreign.type}F${foreign.folio} distinto del RutEmisor de la Caratula`;
+  }
+  if (caratula.rutReceptor !== SII_RUT) return `RutReceptor ${caratula.rutReceptor} debe ser ${SII_RUT}`;
+  if (caratula.rutEnvia !== ctx.senderRut) {
+    return `RutEnvia ${caratula.rutEnvia} no corresponde al usuario autenticado ${ctx.senderRut}`;
+  }
+  const counted = new Map<number, number>();
+  for (const d of dtes) counted.set(d.type, (counted.get(d.type) ?? 0) + 1);
+  const declared = new Map(caratula.subTotals.map((s) => [s.type, s.count]));
+  const sameTypes = counted.size === declared.size && [...counted].every(([t, n]) => declared.get(t) === n);
+  if (!sameTypes) return 'SubTotDTE no cuadra con los DTE del envio';
+  const issuer = ctx.issuer;
+  if (
+    issuer &&
+    (caratula.fchResol !== issuer.resolutionDate || caratula.nroResol !== String(issuer.resolutionNumber))
+  ) {
+    return '(CRT-3-19) Fecha/Numero Resolucion Invalido';
+  }
+  return null;
+}

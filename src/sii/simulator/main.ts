@@ -1,0 +1,92 @@
+/**
+ * `npm run sii-sim`: the SII simulator as a standalone process, for running Timbre offline.
+ *
+ * Environment (the simulator's own; Timbre's config.ts does not read these):
+ *   SII_SIM_PORT            port, default 4455
+ *   SII_SIM_HOST            bind address, default 127.0.0.1 (the control API /sim/… is unauthenticated)
+ *   SII_SIM_DATA_DIR        where the CAF-signing key pair is kept, default .data
+ *   SII_SIM_STEP_DELAY_MS   delay of each processing step, default 1000
+ *
+ * The CAF-signing key is kept in SII_SIM_DATA_DIR (sii-sim-caf-key.private.pem), so CAFs handed
+ * out before a restart stay trusted; its public half is written to sii-sim-caf-key.pem, the
+ * file TIMBRE_EXTRA_CAF_KEYS must name. Everything else lives in memory and is lost on exit.
+ * At start it prints the environment lines a Timbre operator sets to use it.
+ */
+import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { BOLETA_PREFIX } from './boleta-rest.ts';
+import { createSiiSimulator } from './simulator.ts';
+
+function intFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) {
+    console.error(`${name} must be a non-negative integer, got "${raw}"`);
+    process.exit(1);
+  }
+  return n;
+}
+
+/** The persisted CAF-signing key, created on first start. */
+function loadOrCreateKey(dir: string): { key: KeyObject; publicPemPath: string } {
+  mkdirSync(dir, { recursive: true });
+  const privatePath = resolve(dir, 'sii-sim-caf-key.private.pem');
+  const publicPemPath = resolve(dir, 'sii-sim-caf-key.pem');
+  let key: KeyObject;
+  if (existsSync(privatePath)) {
+    key = createPrivateKey(readFileSync(privatePath));
+  } else {
+    key = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey;
+    writeFileSync(privatePath, key.export({ type: 'pkcs8', format: 'pem' }) as string, { mode: 0o600 });
+  }
+  return { key, publicPemPath };
+}
+
+async function main(): Promise<void> {
+  const port = intFromEnv('SII_SIM_PORT', 4455);
+  const host = process.env.SII_SIM_HOST || '127.0.0.1';
+  const dataDir = resolve(process.env.SII_SIM_DATA_DIR || '.data');
+  const { key, publicPemPath } = loadOrCreateKey(dataDir);
+  const sim = createSiiSimulator({
+    cafSigningKey: key,
+    stepDelayMs: intFromEnv('SII_SIM_STEP_DELAY_MS', 1_000),
+  });
+  writeFileSync(publicPemPath, sim.cafPublicKeyPem);
+  const { url } = await sim.listen(port, host);
+  // The URL a client uses: a wildcard bind is still reached through the loopback address.
+  const base = host === '0.0.0.0' || host === '::' ? `http://127.0.0.1:${new URL(url).port}` : url;
+  process.stdout.write(
+    [
+      `SII_DTEWS_URL=${base}`,
+      `SII_UPLOAD_URL=${base}`,
+      `SII_PORTAL_URL=${base}`,
+      `SII_BOLETA_API_URL=${base}${BOLETA_PREFIX}`,
+      `SII_BOLETA_UPLOAD_URL=${base}${BOLETA_PREFIX}`,
+      `TIMBRE_EXTRA_CAF_KEYS=${publicPemPath}`,
+      '',
+    ].join('\n'),
+  );
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`sii-sim: ${signal}, stopping\n`);
+    sim.close().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        process.stderr.write(`sii-sim: ${(e as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`sii-sim: ${(e as Error).message}\n`);
+  process.exit(1);
+});

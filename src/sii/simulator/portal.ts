@@ -1,0 +1,108 @@
+/**
+ * Folio stamping. The real SII has no API for it, only the portal's HTML forms
+ * (`/cvc_cgi/dte/of_solicita_folios` … `of_genera_archivo`, REFERENCE §8); the simulator keeps
+ * just the last, portal-shaped step:
+ *
+ *   POST /cvc_cgi/dte/of_genera_archivo
+ *   Content-Type: application/x-www-form-urlencoded
+ *   Cookie: TOKEN=<a DTEWS token>      Referer: <any>   (the SII answers 500 without it, [SMOY])
+ *   RUT_EMP=…&DV_EMP=…&COD_DOCTO=…&CANT_DOCTOS=…
+ *
+ * It answers the CAF file (ISO-8859-1, as a download) signed with the simulator's own
+ * CAF-signing key under IDK 100, with ranges per issuer and type consecutive from 1. Errors
+ * come like the portal's: an HTML page with HTTP 200 (not authenticated, bad company RUT or
+ * document type, CANT_DOCTOS outside 1..max), and HTTP 500 without Referer.
+ */
+import type { KeyObject } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { generateCaf } from '../../dte/caf.ts';
+import { santiagoDate, santiagoTimestamp } from '../../issuing/chile-time.ts';
+import type { SimContext } from './context.ts';
+import { cookie, htmlReply, mediaType, parseRut, type Reply, reply } from './http-util.ts';
+import type { RegisteredIssuer } from './state.ts';
+
+/** IDK of the simulator's CAFs: the certification key id (REFERENCE §2). */
+export const SIMULATOR_CAF_IDK = 100;
+export const DEFAULT_MAX_FOLIOS_PER_REQUEST = 10_000;
+
+/** Document types the portal stamps (DTE_v10.xsd DOCType and the boletas). */
+export const STAMPABLE_TYPES: readonly number[] = [33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112];
+
+export interface IssuedCaf {
+  rut: string;
+  type: number;
+  from: number;
+  to: number;
+  authorisedAt: string;
+  /** The CAF file as ISO-8859-1 bytes. */
+  file: Buffer;
+}
+
+export class CafIssuer {
+  private readonly lastFolio = new Map<string, number>();
+  private readonly issuedCafs: IssuedCaf[] = [];
+
+  constructor(
+    private readonly signerKey: KeyObject,
+    private readonly clock: () => Date,
+    private readonly issuers: ReadonlyMap<string, RegisteredIssuer>,
+    readonly maxPerRequest = DEFAULT_MAX_FOLIOS_PER_REQUEST,
+  ) {}
+
+  /** Stamps `count` new folios of `type` for `rut`, right after the last range handed out. */
+  issue(rut: string, type: number, count: number): IssuedCaf {
+    if (!STAMPABLE_TYPES.includes(type)) throw new Error(`type ${type} cannot be stamped`);
+    if (!Number.isInteger(count) || count < 1 || count > this.maxPerRequest) {
+      throw new Error(`the quantity must be between 1 and ${this.maxPerRequest}`);
+    }
+    const key = `${rut}|${type}`;
+    const from = (this.lastFolio.get(key) ?? 0) + 1;
+    const to = from + count - 1;
+    const authorisedAt = santiagoDate(this.clock());
+    const xml = generateCaf({
+      rut,
+      name: this.issuers.get(rut)?.name ?? `CONTRIBUYENTE ${rut}`,
+      type,
+      from,
+      to,
+      authorisedAt,
+      signerKey: this.signerKey,
+      idk: SIMULATOR_CAF_IDK,
+    });
+    this.lastFolio.set(key, to);
+    const caf = { rut, type, from, to, authorisedAt, file: Buffer.from(xml, 'latin1') };
+    this.issuedCafs.push(caf);
+    return caf;
+  }
+
+  issued(): readonly IssuedCaf[] {
+    return this.issuedCafs;
+  }
+}
+
+const portalError = (message: string): Reply => htmlReply(200, 'Timbraje Electronico - Error', message);
+
+export function handleGeneraArchivo(ctx: SimContext, req: IncomingMessage, body: Buffer): Reply {
+  if (req.method !== 'POST') return htmlReply(405, 'Method Not Allowed', 'of_genera_archivo only takes POST');
+  if (!req.headers.referer) return htmlReply(500, 'Internal Server Error', 'Error interno del servidor');
+  const token = ctx.auth.check('dte', cookie(req, 'TOKEN'));
+  if (!token.ok) return htmlReply(200, 'Autenticacion', 'NO ESTA AUTENTICADO. Ingrese con su certificado digital.');
+  if (mediaType(req) !== 'application/x-www-form-urlencoded') return portalError('Formulario invalido.');
+  const form = new URLSearchParams(body.toString('latin1'));
+  const rut = parseRut(form.get('RUT_EMP') ?? '', form.get('DV_EMP') ?? '');
+  if (!rut) return portalError('RUT de la empresa invalido.');
+  const type = Number(form.get('COD_DOCTO'));
+  if (!STAMPABLE_TYPES.includes(type)) return portalError('Tipo de documento no autorizado.');
+  const count = Number(form.get('CANT_DOCTOS'));
+  if (!Number.isInteger(count) || count < 1 || count > ctx.cafs.maxPerRequest) {
+    return portalError(
+      `NO SE AUTORIZA TIMBRAJE ELECTRONICO: la cantidad de folios debe estar entre 1 y ${ctx.cafs.maxPerRequest}.`,
+    );
+  }
+  const caf = ctx.cafs.issue(rut, type, count);
+  const stamp = santiagoTimestamp(ctx.clock()).replace(/\D/g, '').slice(0, 12);
+  const filename = `FoliosSII${rut.split('-')[0]}${type}${caf.from}${stamp}.xml`;
+  return reply(200, caf.file, 'text/xml; charset=ISO-8859-1', {
+    'Content-Disposition': `attachment; filename=${filename}`,
+  });
+}
