@@ -189,8 +189,22 @@ export async function listFolios(ctx: AppContext, issuer: Issuer) {
  */
 export async function requestFolios(ctx: AppContext, issuer: Issuer, type: DteType, count: number): Promise<Caf> {
   if (environmentOf(issuer) === 'sandbox') return generateSandboxRange(ctx, issuer, type, count);
-  throw new AppError(
-    'UNPROCESSABLE',
-    'Requesting live folios from the SII is not available yet; import the CAF with `caf import`.',
-  );
+  const { cert } = await signingCertificate(ctx, issuer, true);
+  let xml: Buffer;
+  try {
+    xml = await ctx.sii.requestCaf({ cert, issuerRut: issuer.rut, type, count });
+  } catch (err) {
+    ctx.log.warn({ err, type, count }, 'CAF request to the SII failed');
+    throw new AppError(
+      'SII_UNAVAILABLE',
+      `The SII did not grant the folios: ${(err as Error).message}. Nothing was stored; try again, or request the CAF in the SII portal and import it with \`caf import\`.`,
+    );
+  }
+  // The same checks as an operator's `caf import`: issued to this issuer, for this type, key
+  // pair consistent, FRMA by a trusted key.
+  const caf = parseCaf(xml);
+  if (caf.td !== type) {
+    throw new AppError('CAF_INVALID', `The SII answered a CAF for type ${caf.td} instead of ${type}.`);
+  }
+  return storeCaf(ctx, issuer.id, verifyCaf(ctx, issuer, caf), xml, 'live', 'sii_requested');
 }

@@ -35,7 +35,7 @@ export const FINAL_UPLOAD_REFUSALS: Readonly<Record<number, string>> = {
 };
 
 /** Envelope ESTADO values that reject the whole envelope (terminal). */
-const ENVELOPE_REJECTIONS = new Set(['RSC', 'RFR', 'RCT', 'RPT', 'RCO', 'RCH']);
+const ENVELOPE_REJECTIONS = new Set(['RSC', 'RFR', 'RCT', 'RCO', 'RCH']);
 
 export type UploadVerdict =
   | { kind: 'processing' }
@@ -46,6 +46,9 @@ export type UploadVerdict =
 /** What an upload-status answer means for the one document its envelope carries. */
 export function verdictOfUpload(status: UploadStatus, doc: { type: number; folio: number }): UploadVerdict {
   const estado = status.estado.toUpperCase();
+  // RPT "envío repetido": this envelope repeats one the SII already has (a boleta re-sent after
+  // an upload whose answer was lost); the earlier envelope decides, so ask about the document.
+  if (estado === 'RPT') return { kind: 'ask-document' };
   if (ENVELOPE_REJECTIONS.has(estado)) {
     return { kind: 'final', estado: 'rechazado', glosa: status.glosa || estado };
   }

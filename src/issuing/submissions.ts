@@ -40,6 +40,12 @@ import {
   verdictOfUpload,
 } from './sii-states.ts';
 
+/**
+ * Document-status checks of a boleta after an ambiguous upload before it is sent again
+ * (with SII_POLL_INTERVAL_MS doubling: 15 s … 8 min, ~16 min in all by default).
+ */
+const BOLETA_AMBIGUOUS_CHECKS = 6;
+
 /** How long a worker owns a submission it is processing (longer than any SII call). */
 const LEASE_MS = 3 * 60_000;
 const MAX_BACKOFF_MS = 30 * 60_000;
@@ -120,7 +126,7 @@ export interface StepResult {
 interface Outcome {
   state: Submission['state'];
   nextInMs: number | null;
-  submission?: Partial<Pick<Submission, 'trackId' | 'uploadStatus' | 'lastError'>>;
+  submission?: Partial<Pick<Submission, 'trackId' | 'uploadStatus' | 'lastError' | 'polls'>>;
   document?: Partial<
     Pick<Document, 'estadoSii' | 'siiEstado' | 'siiGlosa' | 'trackId' | 'submittedAt' | 'lastSubmitError'>
   >;
@@ -279,7 +285,7 @@ function uploadAnswer(ctx: AppContext, s: Submission, result: UploadResult, atte
     return {
       state: 'uploaded',
       nextInMs: ctx.config.SII_POLL_INTERVAL_MS,
-      submission: { trackId: result.trackId, uploadStatus: result.status, lastError: null },
+      submission: { trackId: result.trackId, uploadStatus: result.status, polls: 0, lastError: null },
       document: {
         estadoSii: 'enviado',
         siiEstado: result.status === 99 ? 'STATUS 99' : 'REC',
@@ -357,8 +363,19 @@ async function resolveAmbiguous(ctx: AppContext, s: Submission): Promise<Outcome
       submission: { lastError: `document status ${status.estado}: ${status.glosa}` },
     };
   }
+  // Boletas: the REST upload has no "already received" answer (an identical file comes back
+  // as a new envío that ends in RPT), and a received boleta is unknown to the estado query
+  // until processed. So first give the SII time to process what it may have received.
+  if (s.service === 'boleta' && s.polls < BOLETA_AMBIGUOUS_CHECKS) {
+    const polls = s.polls + 1;
+    return {
+      state: 'ambiguous',
+      nextInMs: backoff(ctx.config.SII_POLL_INTERVAL_MS, polls),
+      submission: { polls, lastError: 'the SII has not reported the document yet' },
+    };
+  }
   // Not known to the SII as a processed document: send the same bytes again. If the first
-  // upload did arrive, the SII answers STATUS 99 with its track id.
+  // upload did arrive, DTEUpload answers STATUS 99 with its track id.
   return upload(ctx, { ...s, state: 'queued' });
 }
 

@@ -40,8 +40,17 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function buildTestApp(opts: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+export async function buildTestApp(
+  opts: {
+    env?: Record<string, string>;
+    clock?: Clock;
+    /** Another app's database (a second instance): not dropped when this app closes. */
+    shareDatabaseOf?: TestApp;
+  } = {},
+): Promise<TestApp> {
+  const database = opts.shareDatabaseOf
+    ? { url: opts.shareDatabaseOf.db.url, drop: async () => {} }
+    : await createTestDatabase();
   const config = testConfig(opts.env);
   const db = await openDatabase(config, { url: database.url, migrate: false, poolMax: 20 });
   const logs: string[] = [];

@@ -1,0 +1,404 @@
+/**
+ * Live issuing end to end: the HTTP API, the real SII client and the background jobs against
+ * the local SII simulator (strict like the SII: signed seeds, schema, envelope and per-DTE
+ * signatures, TED against the CAF, Carátula, duplicates). What a live user sees: estado_sii
+ * walking from `enviado` to a final state, failures saved as `pendiente` with a warning and
+ * submitted later, never two submissions of one document.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importCertificate } from '../../src/admin/certificates.ts';
+import { generateTestCertificate } from '../../src/dte/certificate.ts';
+import type { SiiSimulator } from '../../src/sii/simulator/index.ts';
+import { buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
+import {
+  createLiveIssuer,
+  estadoOf,
+  eventually,
+  type LiveIssuer,
+  startLiveApp,
+  startSimulator,
+} from '../helpers/live.ts';
+import { factura, RECEIVER, requestFor } from '../helpers/requests.ts';
+
+let sim: SiiSimulator;
+let url: string;
+let t: TestApp;
+let live: LiveIssuer;
+
+beforeAll(async () => {
+  ({ sim, url } = await startSimulator());
+  t = await startLiveApp(sim, url);
+  live = await createLiveIssuer(t, sim, [33, 34, 39, 41, 46, 52, 56, 61]);
+});
+
+afterAll(async () => {
+  await t?.close();
+  await sim?.close();
+});
+
+async function issue(body: Record<string, unknown>, l: LiveIssuer = live, app: TestApp = t) {
+  const res = await app.app.inject({ method: 'POST', url: `/api/${l.rut}/emitir`, headers: l.auth, payload: body });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json();
+}
+
+const finalStates = ['aceptado', 'aceptado_con_reparos', 'rechazado', 'anulado'];
+
+/** Waits for the background jobs to bring a document to a final state. */
+async function settledEstado(type: number, folio: number, l: LiveIssuer = live, app: TestApp = t) {
+  return eventually(async () => {
+    const e = await estadoOf(app, l.rut, type, folio);
+    return e && finalStates.includes(e) ? e : null;
+  });
+}
+
+function uploadsOf(rut: string, type: number, folio: number) {
+  return sim
+    .uploads()
+    .filter((u) => u.companyRut === rut && u.documents.some((d) => d.type === type && d.folio === folio));
+}
+
+describe('each document type reaches aceptado', () => {
+  const accepted: Record<number, { folio: number; date: string; total: number }> = {};
+
+  it.each([33, 34, 39, 41, 46, 52])('type %i', async (type) => {
+    const body = await issue(requestFor(type));
+    expect(body).toMatchObject({ ok: true, env: 'live', estado_sii: 'enviado' });
+    expect(body.track_id).toMatch(/^\d{10,15}$/);
+    expect(body.sii).toMatchObject({ track_id: body.track_id });
+    expect(body.warning).toBeUndefined();
+    expect(await settledEstado(type, body.folio)).toBe('aceptado');
+    accepted[type] = { folio: body.folio, date: body.date, total: body.totals.total };
+    const uploads = uploadsOf(live.rut, type, body.folio);
+    expect(uploads).toHaveLength(1);
+    expect(uploads[0]!.channel).toBe(type === 39 || type === 41 ? 'boleta-rest' : 'dteupload');
+  });
+
+  it('a debit note (56) on the accepted factura', async () => {
+    const f = accepted[33]!;
+    const body = await issue({
+      type: 56,
+      receiver: RECEIVER,
+      items: [{ name: 'Intereses por mora', qty: 1, price: 12000 }],
+      refs: [{ type: 33, folio: f.folio, date: f.date, reason: 'Intereses' }],
+    });
+    expect(await settledEstado(56, body.folio)).toBe('aceptado');
+  });
+
+  it('a credit note (61) voiding the factura is accepted and then marks the factura anulado', async () => {
+    const f = accepted[33]!;
+    const original = factura() as { receiver: { rut: string; name: string }; items: unknown[] };
+    const body = await issue({
+      type: 61,
+      receiver: { rut: original.receiver.rut, name: original.receiver.name },
+      items: original.items,
+      refs: [{ type: 33, folio: f.folio, date: f.date, code: 1, reason: 'Anula factura' }],
+    });
+    // Live waits for the SII: the factura is not voided by the mere issuing of the note.
+    expect(await estadoOf(t, live.rut, 33, f.folio)).toBe('aceptado');
+    expect(await settledEstado(61, body.folio)).toBe('aceptado');
+    expect(await estadoOf(t, live.rut, 33, f.folio)).toBe('anulado');
+    // …and the SII agrees when asked.
+    const status = await t.app.inject({
+      method: 'POST',
+      url: `/api/${live.rut}/emision_estado_dte`,
+      headers: live.auth,
+      payload: { type: 33, folio: f.folio },
+    });
+    expect(status.json()).toMatchObject({ ok: true, estado_sii: 'anulado', sii: { estado: 'ANC' } });
+  });
+});
+
+describe('verdicts of the SII', () => {
+  it('a forced rejection ends rechazado with the SII code kept', async () => {
+    const body = await issue(factura({ receiver: { ...RECEIVER, rut: '11111111-1' } }));
+    expect(await settledEstado(33, body.folio)).toBe('rechazado');
+    const doc = await t.ctx.db.prisma.document.findFirstOrThrow({
+      where: { issuerId: live.issuer.id, folio: body.folio, type: 33 },
+    });
+    expect(`${doc.siiEstado} ${doc.siiGlosa}`).toMatch(/RCH|rechaz/i);
+  });
+
+  it('accepted with objections ends aceptado_con_reparos', async () => {
+    const body = await issue(factura({ receiver: { ...RECEIVER, rut: '22222222-2' } }));
+    expect(await settledEstado(33, body.folio)).toBe('aceptado_con_reparos');
+  });
+
+  it('emision_estado_dte asks the SII and stores the answer', async () => {
+    const body = await issue(requestFor(34));
+    await settledEstado(34, body.folio);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/${live.rut}/emision_estado_dte`,
+      headers: live.auth,
+      payload: { type: 34, folio: body.folio },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({
+      ok: true,
+      type: 34,
+      folio: body.folio,
+      env: 'live',
+      estado_sii: 'aceptado',
+      sii: { estado: 'DOK', track_id: body.track_id },
+    });
+    expect(new Date(res.json().sii.checked_at).getTime()).toBeGreaterThan(Date.now() - 60_000);
+    const unknown = await t.app.inject({
+      method: 'POST',
+      url: `/api/${live.rut}/emision_estado_dte`,
+      headers: live.auth,
+      payload: { type: 34, folio: 999_999 },
+    });
+    expect(unknown.statusCode).toBe(404);
+  });
+});
+
+describe('failures on the way to the SII', () => {
+  it('SII down at issue time: saved as pendiente with a warning, then submitted by the jobs', async () => {
+    sim.setFault({ kind: 'down', paths: ['/cgi_dte/UPL/DTEUpload', '/DTEWS/CrSeed.jws'], count: 3 });
+    const body = await issue(factura());
+    expect(body).toMatchObject({ ok: true, env: 'live', estado_sii: 'pendiente', track_id: '' });
+    expect(body.warning).toMatch(/saved/);
+    expect(body.warning).toMatch(/SII/);
+    // The PDF and XML exist at once: the document is stored with its signed XML.
+    const xml = await t.app.inject({
+      method: 'GET',
+      url: new URL(body.xml_url).pathname + new URL(body.xml_url).search,
+    });
+    expect(xml.statusCode).toBe(200);
+    expect(await settledEstado(33, body.folio)).toBe('aceptado');
+    expect(uploadsOf(live.rut, 33, body.folio)).toHaveLength(1);
+    sim.clearFaults();
+  });
+
+  it('a timeout after the SII received the upload: asked before re-sending, one submission only', async () => {
+    sim.setFault({ kind: 'timeout-after-receipt', paths: ['/cgi_dte/UPL/DTEUpload'], count: 1 });
+    const body = await issue(factura());
+    expect(body.estado_sii).toBe('pendiente');
+    expect(body.track_id).toBe('');
+    expect(await settledEstado(33, body.folio)).toBe('aceptado');
+    const uploads = uploadsOf(live.rut, 33, body.folio);
+    expect(uploads).toHaveLength(1);
+    const doc = await t.ctx.db.prisma.document.findFirstOrThrow({
+      where: { issuerId: live.issuer.id, type: 33, folio: body.folio },
+    });
+    // The track id the SII gave the first (unanswered) upload, learnt afterwards or never needed.
+    if (doc.trackId) expect(doc.trackId).toBe(uploads[0]!.trackId);
+    sim.clearFaults();
+  });
+
+  it('a 500 from the upload is retried without a second submission', async () => {
+    sim.setFault({ kind: 'http500', paths: ['/cgi_dte/UPL/DTEUpload'], count: 1 });
+    const body = await issue(requestFor(46));
+    expect(body.estado_sii).toBe('pendiente');
+    expect(await settledEstado(46, body.folio)).toBe('aceptado');
+    expect(uploadsOf(live.rut, 46, body.folio)).toHaveLength(1);
+    sim.clearFaults();
+  });
+
+  it('expired tokens are renewed without the caller noticing', async () => {
+    await issue(requestFor(34));
+    sim.expireTokens();
+    const body = await issue(requestFor(34));
+    expect(body.estado_sii).toBe('enviado');
+    expect(await settledEstado(34, body.folio)).toBe('aceptado');
+  });
+});
+
+describe('resubmit (POST /api/emision_reenviar)', () => {
+  it('sends a pending document now, never with a new folio or signature', async () => {
+    sim.setFault({ kind: 'down', paths: ['/cgi_dte/UPL/DTEUpload'] });
+    const body = await issue(factura());
+    expect(body.estado_sii).toBe('pendiente');
+    const before = await t.ctx.db.prisma.document.findFirstOrThrow({
+      where: { issuerId: live.issuer.id, type: 33, folio: body.folio },
+    });
+    const stillDown = await t.app.inject({
+      method: 'POST',
+      url: '/api/emision_reenviar',
+      headers: live.auth,
+      payload: { rut: live.rut, type: 33, folio: body.folio },
+    });
+    expect(stillDown.statusCode).toBe(200);
+    expect(stillDown.json()).toMatchObject({ ok: true, folio: body.folio, estado_sii: 'pendiente', track_id: '' });
+    expect(stillDown.json().warning).toBeDefined();
+    sim.clearFaults();
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/emision_reenviar',
+      headers: live.auth,
+      payload: { rut: live.rut, type: 33, folio: body.folio },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ ok: true, env: 'live', folio: body.folio, estado_sii: 'enviado' });
+    expect(res.json().track_id).toMatch(/^\d{10}$/);
+    const after = await t.ctx.db.prisma.document.findUniqueOrThrow({ where: { id: before.id } });
+    expect(Buffer.from(after.signedXml).equals(Buffer.from(before.signedXml))).toBe(true);
+    expect(await settledEstado(33, body.folio)).toBe('aceptado');
+    expect(uploadsOf(live.rut, 33, body.folio)).toHaveLength(1);
+  });
+
+  it('an accepted document is not sent again; another issuer, a sandbox document and an unknown folio are refused', async () => {
+    const body = await issue(requestFor(34));
+    await settledEstado(34, body.folio);
+    const again = await t.app.inject({
+      method: 'POST',
+      url: '/api/emision_reenviar',
+      headers: live.auth,
+      payload: { rut: live.rut, type: 34, folio: body.folio },
+    });
+    expect(again.json()).toMatchObject({ ok: true, estado_sii: 'aceptado' });
+    expect(again.json().warning).toMatch(/nothing was sent/);
+    expect(uploadsOf(live.rut, 34, body.folio)).toHaveLength(1);
+
+    const sandbox = await createTestIssuer(t.ctx);
+    const sandboxKey = { authorization: `Bearer ${await createTestKey(t.ctx, sandbox.rut)}` };
+    const issued = await t.app.inject({
+      method: 'POST',
+      url: `/api/${sandbox.rut}/emitir`,
+      headers: sandboxKey,
+      payload: factura(),
+    });
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: '/api/emision_reenviar',
+      headers: sandboxKey,
+      payload: { rut: sandbox.rut, type: 33, folio: issued.json().folio },
+    });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().code).toBe('SANDBOX_NOT_SUBMITTABLE');
+    const cross = await t.app.inject({
+      method: 'POST',
+      url: '/api/emision_reenviar',
+      headers: sandboxKey,
+      payload: { rut: live.rut, type: 34, folio: body.folio },
+    });
+    expect(cross.statusCode).toBe(403);
+    const unknown = await t.app.inject({
+      method: 'POST',
+      url: '/api/emision_reenviar',
+      headers: live.auth,
+      payload: { rut: live.rut, type: 34, folio: 999_999 },
+    });
+    expect(unknown.statusCode).toBe(404);
+  });
+});
+
+describe('folios_sii in live', () => {
+  it('obtains a CAF from the SII, verifies and stores it, and GET folios shows it', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/${live.rut}/folios_sii`,
+      headers: live.auth,
+      payload: { tipo_dte: 33, cantidad: 7 },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ ok: true, env: 'live', type: 33, count: 7 });
+    const { from, to } = res.json();
+    expect(to - from + 1).toBe(7);
+    const folios = await t.app.inject({ method: 'GET', url: `/api/${live.rut}/folios`, headers: live.auth });
+    const ranges = folios.json().data.find((d: { type: number }) => d.type === 33).ranges;
+    expect(ranges).toContainEqual(expect.objectContaining({ from, to, next: from, available: 7 }));
+  });
+
+  it('refuses a CAF signed by a key Timbre does not trust (nothing stored)', async () => {
+    const untrusting = await buildTestApp({
+      env: {
+        SII_DTEWS_URL: url,
+        SII_UPLOAD_URL: url,
+        SII_PORTAL_URL: url,
+        SII_BOLETA_API_URL: `${url}/recursos/v1`,
+        SII_BOLETA_UPLOAD_URL: `${url}/recursos/v1`,
+      },
+      shareDatabaseOf: t,
+    });
+    try {
+      const before = await t.ctx.db.prisma.caf.count({ where: { issuerId: live.issuer.id } });
+      const res = await untrusting.app.inject({
+        method: 'POST',
+        url: `/api/${live.rut}/folios_sii`,
+        headers: live.auth,
+        payload: { tipo_dte: 33, cantidad: 5 },
+      });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().code).toBe('CAF_SIGNATURE_INVALID');
+      expect(await t.ctx.db.prisma.caf.count({ where: { issuerId: live.issuer.id } })).toBe(before);
+    } finally {
+      await untrusting.close();
+    }
+  });
+});
+
+describe('422 before anything is consumed', () => {
+  it('no certificate, a certificate not yet valid, no SII resolution, no CAF for the type', async () => {
+    const post = (rut: string, key: string, body: unknown) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/${rut}/emitir`,
+        headers: { authorization: `Bearer ${key}` },
+        payload: body as object,
+      });
+
+    const noCert = await createTestIssuer(t.ctx, { ambiente: 1 });
+    const noCertKey = await createTestKey(t.ctx, noCert.rut);
+    const r1 = await post(noCert.rut, noCertKey, factura());
+    expect(r1.statusCode).toBe(422);
+    expect(r1.json().code).toBe('NO_CERTIFICATE');
+
+    const future = await createTestIssuer(t.ctx, { ambiente: 1 });
+    const { p12, password } = generateTestCertificate({
+      holderRut: '13185095-6',
+      name: 'FUTURO',
+      notBefore: new Date(Date.now() + 5 * 86_400_000),
+    });
+    await importCertificate(t.ctx, { rut: future.rut, p12, password });
+    const r2 = await post(future.rut, await createTestKey(t.ctx, future.rut), factura());
+    expect(r2.statusCode).toBe(422);
+    expect(r2.json().code).toBe('CERTIFICATE_NOT_YET_VALID');
+
+    const noResolution = await createTestIssuer(t.ctx, { ambiente: 1, resolutionDate: null, resolutionNumber: null });
+    const cert = generateTestCertificate({ holderRut: '13185095-6', name: 'SIN RESOLUCION' });
+    await importCertificate(t.ctx, { rut: noResolution.rut, ...cert });
+    const r3 = await post(noResolution.rut, await createTestKey(t.ctx, noResolution.rut), factura());
+    expect(r3.statusCode).toBe(422);
+    expect(r3.json().code).toBe('ISSUER_NOT_CONFIGURED');
+
+    // The live issuer has no range for type 52 left after using it? Use a type it never got.
+    const partial = await createLiveIssuer(t, sim, [34]);
+    const r4 = await post(partial.rut, partial.key, factura());
+    expect(r4.statusCode).toBe(422);
+    expect(r4.json().code).toBe('FOLIOS_EXHAUSTED');
+    expect(r4.json().error).toMatch(/folios_sii/);
+    expect(
+      await t.ctx.db.prisma.document.count({
+        where: { issuerId: { in: [noCert.id, future.id, noResolution.id, partial.issuer.id] } },
+      }),
+    ).toBe(0);
+  });
+
+  it('an expired certificate', async () => {
+    let now = Date.now();
+    const clocked = await buildTestApp({
+      clock: () => new Date(now),
+      shareDatabaseOf: t,
+      env: { JOBS_ENABLED: 'false' },
+    });
+    try {
+      const issuer = await createTestIssuer(clocked.ctx, { ambiente: 1 });
+      const { p12, password } = generateTestCertificate({ holderRut: '13185095-6', name: 'CADUCA', validDays: 30 });
+      await importCertificate(clocked.ctx, { rut: issuer.rut, p12, password });
+      now += 40 * 86_400_000;
+      const key = await createTestKey(clocked.ctx, issuer.rut);
+      const res = await clocked.app.inject({
+        method: 'POST',
+        url: `/api/${issuer.rut}/emitir`,
+        headers: { authorization: `Bearer ${key}` },
+        payload: factura(),
+      });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().code).toBe('CERTIFICATE_EXPIRED');
+    } finally {
+      await clocked.close();
+    }
+  });
+});
