@@ -15,6 +15,7 @@
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { generateTestCertificate } from '../../dte/certificate.ts';
 import { BOLETA_PREFIX } from './boleta-rest.ts';
 import { createSiiSimulator } from './simulator.ts';
 
@@ -44,6 +45,26 @@ function loadOrCreateKey(dir: string): { key: KeyObject; publicPemPath: string }
   return { key, publicPemPath };
 }
 
+/**
+ * A signing certificate for trying Timbre against the simulator: the simulator, like the SII,
+ * accepts any certificate with a holder RUT whose signature verifies (it has no CA list), and a
+ * newcomer has no real one at hand. Kept in the data dir with its password beside it.
+ */
+function loadOrCreateTestCertificate(dir: string): { path: string; password: string } {
+  const path = resolve(dir, 'sii-sim-firma.p12');
+  const passwordPath = resolve(dir, 'sii-sim-firma.password');
+  if (existsSync(path) && existsSync(passwordPath)) {
+    return { path, password: readFileSync(passwordPath, 'utf8').trim() };
+  }
+  const { p12, password } = generateTestCertificate({
+    holderRut: '13185095-6',
+    name: 'FIRMANTE DE PRUEBA SII SIMULADO',
+  });
+  writeFileSync(path, p12, { mode: 0o600 });
+  writeFileSync(passwordPath, `${password}\n`, { mode: 0o600 });
+  return { path, password };
+}
+
 async function main(): Promise<void> {
   const port = intFromEnv('SII_SIM_PORT', 4455);
   const host = process.env.SII_SIM_HOST || '127.0.0.1';
@@ -57,6 +78,12 @@ async function main(): Promise<void> {
   const { url } = await sim.listen(port, host);
   // The URL a client uses: a wildcard bind is still reached through the loopback address.
   const base = host === '0.0.0.0' || host === '::' ? `http://127.0.0.1:${new URL(url).port}` : url;
+  const cert = loadOrCreateTestCertificate(dataDir);
+  process.stderr.write(
+    `sii-sim: listening on ${base}. Set the lines below in Timbre's environment (.env).\n` +
+      `sii-sim: a test signing certificate (holder 13185095-6) for live issuers: ${cert.path}\n` +
+      `sii-sim:   npm run cli -- cert import --rut <issuer RUT> --file ${cert.path} --password ${cert.password}\n`,
+  );
   process.stdout.write(
     [
       `SII_DTEWS_URL=${base}`,
