@@ -107,6 +107,41 @@ describe('authorisation matrix', () => {
   });
 });
 
+describe('roles on write endpoints', () => {
+  it.each([
+    ['emitir', (r: string) => `/api/${r}/emitir`, (_r: string) => ({ type: 33 })],
+    ['folios_sii', (r: string) => `/api/${r}/folios_sii`, (_r: string) => ({ tipo_dte: 33, cantidad: 1 })],
+    ['emision_reenviar', (_r: string) => '/api/emision_reenviar', (r: string) => ({ rut: r, type: 33, folio: 1 })],
+  ])('a viewer is refused on %s (403), an editor is not', async (_name, url, body) => {
+    const viewer = await t.app.inject({
+      method: 'POST',
+      url: url(rutA),
+      headers: { authorization: `Bearer ${keys.viewer}` },
+      payload: body(rutA),
+    });
+    expect(viewer.statusCode).toBe(403);
+    expect(viewer.json().code).toBe('FORBIDDEN_ROLE');
+    const editor = await t.app.inject({
+      method: 'POST',
+      url: url(rutA),
+      headers: { authorization: `Bearer ${keys.editor}` },
+      payload: body(rutA),
+    });
+    expect(editor.statusCode).not.toBe(403);
+  });
+
+  it('a viewer may ask the SII state of a document (a read)', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/${rutA}/emision_estado_dte`,
+      headers: { authorization: `Bearer ${keys.viewer}` },
+      payload: { type: 33, folio: 1 },
+    });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().code).toBe('DOCUMENT_NOT_FOUND');
+  });
+});
+
 describe('key usage bookkeeping', () => {
   it('records last use without a write per request', async () => {
     const before = await listApiKeys(t.ctx, rutA);

@@ -136,4 +136,35 @@ describe('fuzzing', () => {
       { numRuns: 100 },
     );
   });
+
+  it('folios_sii, emision_reenviar and emision_estado_dte bodies: never 500, nothing consumed', async () => {
+    const small = fc.oneof(weird, fc.integer({ min: -5, max: 20_000 }), fc.constantFrom(33, 34, 61));
+    const bodies = fc.oneof(
+      fc.jsonValue({ maxDepth: 4 }),
+      fc.record(
+        { tipo_dte: small, cantidad: small, type: small, folio: small, rut: fc.oneof(weird, fc.constant(rut)) },
+        { requiredKeys: [] },
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        bodies,
+        fc.constantFrom('folios_sii', 'emision_reenviar', 'emision_estado_dte'),
+        async (body, endpoint) => {
+          const before = await consumed();
+          const cafs = await t.ctx.db.prisma.caf.count();
+          const res = await t.app.inject({
+            method: 'POST',
+            url: endpoint === 'emision_reenviar' ? '/api/emision_reenviar' : `/api/${rut}/${endpoint}`,
+            headers: { ...auth, 'content-type': 'application/json' },
+            payload: JSON.stringify(body),
+          });
+          expectEnvelopeOrOk(res);
+          expect(await consumed()).toBe(before);
+          if (endpoint !== 'folios_sii' || res.statusCode !== 200) expect(await t.ctx.db.prisma.caf.count()).toBe(cafs);
+        },
+      ),
+      { numRuns: 120 },
+    );
+  });
 });

@@ -40,15 +40,22 @@ afterAll(async () => {
   await t.close();
 });
 
-type Route = { method: 'GET' | 'POST'; url: (rut: string, folio: number) => string; body?: unknown };
+type Route = {
+  method: 'GET' | 'POST';
+  url: (rut: string, folio: number) => string;
+  body?: (rut: string, folio: number) => unknown;
+};
 
 const ROUTES: Route[] = [
-  { method: 'POST', url: (r) => `/api/${r}/emitir`, body: factura() },
+  { method: 'POST', url: (r) => `/api/${r}/emitir`, body: () => factura() },
   { method: 'GET', url: (r) => `/api/${r}/emisiones` },
   { method: 'GET', url: (r, f) => `/api/${r}/pdf/33/${f}` },
   { method: 'GET', url: (r, f) => `/api/${r}/xml/33/${f}` },
   { method: 'GET', url: (r) => `/api/${r}/folios` },
-  { method: 'POST', url: (r) => `/api/${r}/folios_sii`, body: { tipo_dte: 33, cantidad: 10 } },
+  { method: 'POST', url: (r) => `/api/${r}/folios_sii`, body: () => ({ tipo_dte: 33, cantidad: 10 }) },
+  { method: 'POST', url: (r) => `/api/${r}/emision_estado_dte`, body: (_r, f) => ({ type: 33, folio: f }) },
+  // The issuer travels in the body here.
+  { method: 'POST', url: () => '/api/emision_reenviar', body: (r, f) => ({ rut: r, type: 33, folio: f }) },
 ];
 
 describe.each(ROUTES)('$method $url', (route) => {
@@ -61,7 +68,7 @@ describe.each(ROUTES)('$method $url', (route) => {
         method: route.method,
         url: route.url(rutA, docA.folio),
         headers: { authorization: `Bearer ${key}` },
-        ...(route.body ? { payload: route.body as object } : {}),
+        ...(route.body ? { payload: route.body(rutA, docA.folio) as object } : {}),
       });
       expect(res.statusCode, res.body).toBe(403);
       expect(res.json().code).toBe('FORBIDDEN_ISSUER');

@@ -21,7 +21,20 @@ export function emisionReenviarRoute(ctx: AppContext): FastifyPluginAsyncZod {
     app.post(
       '/api/emision_reenviar',
       {
-        config: { auth: 'write', idempotent: true },
+        // The issuer is in the body, not the path: the hook authenticates (read), then the
+        // issuer and the role are checked here in the README's order (issuer before role).
+        config: { auth: 'read', idempotent: true },
+        preValidation: async (request) => {
+          const auth = requireAuth(request);
+          const rut = (request.body as { rut?: unknown } | null)?.rut;
+          if (typeof rut === 'string' && normalizeRut(rut) !== auth.issuer.rut) throw new AppError('FORBIDDEN_ISSUER');
+          if (auth.role === 'viewer') {
+            throw new AppError(
+              'FORBIDDEN_ROLE',
+              'A viewer key can read but not send documents; use an owner or editor key.',
+            );
+          }
+        },
         schema: {
           summary: 'Send a saved document to the SII again',
           description:
