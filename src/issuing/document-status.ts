@@ -11,7 +11,7 @@ import type { Document, Environment, Issuer } from '../generated/prisma/client.t
 import { SiiAmbiguousError, SiiAuthError, SiiProtocolError, SiiUnavailableError } from '../sii/types.ts';
 import { environmentOf } from './folios.ts';
 import { signingCertificate } from './key-material.ts';
-import { type EstadoSii, estadoOfDocument, verdictOfUpload } from './sii-states.ts';
+import { documentStatusQuery, type EstadoSii, estadoOfDocument, verdictOfUpload } from './sii-states.ts';
 
 export async function findIssuedDocument(
   ctx: AppContext,
@@ -77,16 +77,7 @@ export async function documentStatus(
       }
     }
     if (!document.trackId || FINAL.includes(estado) || raw === 'EPR') {
-      const st = await ctx.sii.documentStatus({
-        service,
-        cert,
-        issuerRut: issuer.rut,
-        receiverRut: document.receiverRut,
-        type: document.type,
-        folio: document.folio,
-        date: document.date.toISOString().slice(0, 10),
-        total: Number(document.total),
-      });
+      const st = await ctx.sii.documentStatus(documentStatusQuery(document, issuer.rut, cert));
       const known = estadoOfDocument(st);
       raw = st.estado;
       glosa = st.glosa;

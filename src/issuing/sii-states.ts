@@ -3,26 +3,13 @@
  * that reads an SII answer agrees. Sources: REFERENCE §7.3 (upload STATUS), §7.4 (envelope
  * ESTADO, after LibreDTE's EstadoEnvioSii mapping), §7.5 (document ESTADO).
  */
-import type { DocumentStatus, UploadStatus } from '../sii/types.ts';
+import type { SigningCertificate } from '../dte/certificate.ts';
+import { envelopeKindOf } from '../dte/envelope.ts';
+import type { Document } from '../generated/prisma/client.ts';
+import type { DocumentStatus, DocumentStatusInput, UploadStatus } from '../sii/types.ts';
 
-export type EstadoSii =
-  | 'local'
-  | 'pendiente'
-  | 'enviado'
-  | 'aceptado'
-  | 'aceptado_con_reparos'
-  | 'rechazado'
-  | 'anulado';
-
-export const ESTADOS_SII: readonly EstadoSii[] = [
-  'local',
-  'pendiente',
-  'enviado',
-  'aceptado',
-  'aceptado_con_reparos',
-  'rechazado',
-  'anulado',
-];
+export { ESTADOS_SII, type EstadoSii } from './list-documents.ts';
+import type { EstadoSii } from './list-documents.ts';
 
 /** DTEUpload STATUS values that refuse the file for good (REFERENCE §7.3); others are retried. */
 export const FINAL_UPLOAD_REFUSALS: Readonly<Record<number, string>> = {
@@ -89,4 +76,22 @@ export function estadoOfDocument(status: DocumentStatus): EstadoSii | null {
 /** FAU: "not received" (or received but not processed yet). */
 export function isNotReceived(status: DocumentStatus): boolean {
   return status.estado.toUpperCase() === 'FAU';
+}
+
+/** The QueryEstDte / boleta-estado question about a stored document. */
+export function documentStatusQuery(
+  document: Pick<Document, 'type' | 'folio' | 'receiverRut' | 'date' | 'total'>,
+  issuerRut: string,
+  cert: SigningCertificate,
+): DocumentStatusInput {
+  return {
+    service: envelopeKindOf(document.type),
+    cert,
+    issuerRut,
+    receiverRut: document.receiverRut,
+    type: document.type,
+    folio: document.folio,
+    date: document.date.toISOString().slice(0, 10),
+    total: Number(document.total),
+  };
 }

@@ -33,6 +33,7 @@ import {
 import { santiagoTimestamp } from './chile-time.ts';
 import { signingCertificate } from './key-material.ts';
 import {
+  documentStatusQuery,
   type EstadoSii,
   estadoOfDocument,
   FINAL_UPLOAD_REFUSALS,
@@ -275,10 +276,10 @@ async function upload(ctx: AppContext, s: Submission): Promise<Outcome> {
       failure,
     };
   }
-  return uploadAnswer(ctx, s, result, attempt);
+  return uploadAnswer(ctx, result, attempt);
 }
 
-function uploadAnswer(ctx: AppContext, s: Submission, result: UploadResult, attempt: number): Outcome {
+function uploadAnswer(ctx: AppContext, result: UploadResult, attempt: number): Outcome {
   const detail = result.detail.join('; ');
   if ((result.status === 0 || result.status === 99) && result.trackId) {
     const glosa = result.status === 99 ? `Archivo ya recibido (track id ${result.trackId})` : 'Envío recibido';
@@ -320,17 +321,8 @@ function uploadAnswer(ctx: AppContext, s: Submission, result: UploadResult, atte
 }
 
 async function documentStatusOf(ctx: AppContext, s: Submission) {
-  const { document, issuer, cert, service } = await loadContext(ctx, s);
-  return ctx.sii.documentStatus({
-    service,
-    cert,
-    issuerRut: issuer.rut,
-    receiverRut: document.receiverRut,
-    type: document.type,
-    folio: document.folio,
-    date: document.date.toISOString().slice(0, 10),
-    total: Number(document.total),
-  });
+  const { document, issuer, cert } = await loadContext(ctx, s);
+  return ctx.sii.documentStatus(documentStatusQuery(document, issuer.rut, cert));
 }
 
 /** The upload may have arrived: ask the SII about the document before sending anything. */

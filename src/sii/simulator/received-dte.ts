@@ -2,6 +2,7 @@
  * A DTE as the SII reads it out of an envelope: cut out verbatim (REFERENCE §5.1) and parsed
  * alone, with the fields the checks compare (IdDoc, Emisor, Receptor, Totales, Referencia, TED).
  */
+import type { Caf } from '../../dte/caf.ts';
 import { createHash } from 'node:crypto';
 import type { Element } from '@xmldom/xmldom';
 import { extractDd } from '../../dte/ted.ts';
@@ -18,22 +19,8 @@ export interface ReceivedReference {
   otherRut: string | null;
 }
 
-/** The CAF element a TED carries (DD/CAF), as the SII re-reads it. */
-export interface TedCaf {
-  re: string;
-  td: number;
-  from: number;
-  to: number;
-  fa: string;
-  idk: number;
-  modulus: string;
-  exponent: string;
-  frma: string;
-  /** The flattened `<DA>…</DA>`, what FRMA signs. */
-  daXml: string;
-  /** The flattened `<CAF …>…</CAF>`. */
-  cafXml: string;
-}
+/** The CAF element a TED carries (DD/CAF), as the SII re-reads it: a CAF without its keys. */
+export type TedCaf = Omit<Caf, 'rs' | 'privateKeyPem'>;
 
 export interface ReceivedTed {
   /** The flattened DD, what FRMT signs. */
