@@ -102,7 +102,9 @@ export async function insertCaf(
       rangeTo: caf.to,
       nextFolio: caf.from,
       authorisedAt: new Date(`${caf.fa}T00:00:00Z`),
-      expiresAt: cafExpiresAt(caf),
+      // Sandbox ranges are Timbre's own and never expire (a sandbox issuer must not stop
+      // working after 180 days); live ones follow the SII's rule.
+      expiresAt: input.environment === 'sandbox' ? null : cafExpiresAt(caf),
       idk: caf.idk,
       cafXml: caf.cafXml,
       privateKeyEncrypted: new Uint8Array(secrets.seal(caf.privateKeyPem)),

@@ -134,6 +134,14 @@ describe('folios', () => {
     ]);
   });
 
+  it('sandbox ranges never expire, even for types whose live CAFs do (33: 180 days)', async () => {
+    await post(factura());
+    const res = await t.app.inject({ method: 'GET', url: `/api/${rut}/folios`, headers: auth });
+    const ranges = res.json().data.find((d: { type: number }) => d.type === 33).ranges;
+    expect(ranges.length).toBeGreaterThan(0);
+    for (const r of ranges) expect(r).toMatchObject({ expires_at: null, expired: false });
+  });
+
   it('folios_sii refuses bad bodies', async () => {
     for (const payload of [
       { tipo_dte: 99, cantidad: 5 },
