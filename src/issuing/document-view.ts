@@ -24,7 +24,27 @@ export function totalsView(doc: Pick<Document, 'net' | 'exempt' | 'vat' | 'vatRa
   };
 }
 
-export function documentView(config: Config, issuerRut: string, doc: Document) {
+/** The columns a list entry shows (the list reads only these, never the XML or the JSON). */
+export type ListedDocument = Pick<
+  Document,
+  | 'type'
+  | 'folio'
+  | 'date'
+  | 'receiverRut'
+  | 'receiverName'
+  | 'net'
+  | 'exempt'
+  | 'vat'
+  | 'vatRate'
+  | 'total'
+  | 'environment'
+  | 'estadoSii'
+  | 'trackId'
+  | 'publicToken'
+  | 'createdAt'
+>;
+
+export function documentView(config: Config, issuerRut: string, doc: ListedDocument) {
   return {
     type: doc.type,
     folio: doc.folio,
