@@ -1,7 +1,19 @@
 # syntax=docker/dockerfile:1
-# Multi-stage build: dependencies and the generated Prisma client in a build stage; a slim
-# runtime stage that runs as the unprivileged `node` user. Operators point DATABASE_URL at
-# their PostgreSQL (see docker-compose.yml); the embedded PostgreSQL is not used in containers.
+# Multi-stage build: the TypeScript is compiled in a build stage; the runtime stage has the
+# production dependencies, the compiled service (run with plain node: ~200 MB less memory
+# than through a TypeScript loader) and the sources the operator CLI runs with tsx. It runs as
+# the unprivileged `node` user. Operators point DATABASE_URL at their PostgreSQL (see
+# docker-compose.yml); the embedded PostgreSQL is not used in containers.
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY scripts ./scripts
+COPY prisma ./prisma
+COPY prisma.config.ts tsconfig.json tsconfig.build.json ./
+RUN npm ci --no-audit --no-fund
+COPY src ./src
+RUN npm run db:generate && npx tsc -p tsconfig.build.json
 
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
@@ -23,10 +35,11 @@ COPY --chown=node:node prisma ./prisma
 COPY --chown=node:node resources ./resources
 COPY --chown=node:node scripts ./scripts
 COPY --chown=node:node src ./src
-COPY --from=deps --chown=node:node /app/src/generated ./src/generated
+COPY --from=build --chown=node:node /app/src/generated ./src/generated
+COPY --from=build --chown=node:node /app/dist ./dist
 RUN mkdir -p /var/lib/timbre && chown node:node /var/lib/timbre
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=5 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node", "--import", "tsx", "src/server.ts"]
+CMD ["node", "dist/server.js"]

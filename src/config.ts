@@ -51,6 +51,11 @@ export const configSchema = z.object({
   SII_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
   /** First delay before asking the SII about an uploaded envelope, ms; doubles per poll up to 30 min. */
   SII_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(3_600_000).default(15_000),
+  /**
+   * How long a reserved folio waits for its document before another request may take it, ms
+   * (a request whose process died; src/issuing/folios.ts).
+   */
+  FOLIO_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
 });

@@ -103,26 +103,53 @@ const sha1 = (text: string) => createHash('sha1').update(text, 'utf8').digest('b
 
 const wrap64 = (b64: string) => b64.replace(/(.{64})(?=.)/g, '$1\n');
 
-function signatureXml(args: {
-  uri: string;
-  transform: string;
-  digest: string;
-  signatureValue: string;
-  cert: SigningCertificate;
-}): string {
+/**
+ * SignedInfo, written directly in its canonical form (C14N 1.0: no empty-element tags, one
+ * attribute each, no whitespace but the line breaks we put between elements), so the text in
+ * the document and the text signed are the same characters; see `canonicalSignedInfo`.
+ */
+function signedInfoXml(args: { uri: string; transform: string; digest: string }): string {
   return (
-    `<Signature xmlns="${DSIG_NS}">\n<SignedInfo>\n<CanonicalizationMethod Algorithm="${C14N}"/>\n` +
-    `<SignatureMethod Algorithm="${RSA_SHA1}"/>\n<Reference URI="${args.uri}">\n<Transforms>\n` +
-    `<Transform Algorithm="${args.transform}"/>\n</Transforms>\n<DigestMethod Algorithm="${SHA1}"/>\n` +
-    `<DigestValue>${args.digest}</DigestValue>\n</Reference>\n</SignedInfo>\n` +
+    `<SignedInfo>\n<CanonicalizationMethod Algorithm="${C14N}"></CanonicalizationMethod>\n` +
+    `<SignatureMethod Algorithm="${RSA_SHA1}"></SignatureMethod>\n<Reference URI="${args.uri}">\n<Transforms>\n` +
+    `<Transform Algorithm="${args.transform}"></Transform>\n</Transforms>\n` +
+    `<DigestMethod Algorithm="${SHA1}"></DigestMethod>\n<DigestValue>${args.digest}</DigestValue>\n` +
+    `</Reference>\n</SignedInfo>`
+  );
+}
+
+/**
+ * The canonical form of SignedInfo placed as the last child of `host`: inclusive C14N puts on
+ * the apex its default namespace (xmldsig, declared on Signature) and every prefixed namespace
+ * in scope there, i.e. declared on the host or above (`xmlns:xsi` in an envelope, REFERENCE
+ * §5.1), sorted by prefix. The tests check this against xml-crypto's canonicaliser.
+ */
+function canonicalSignedInfo(signedInfo: string, host: Element): string {
+  const prefixed = new Map<string, string>();
+  for (let el: XmlNode | null = host; el && el.nodeType === ELEMENT; el = el.parentNode) {
+    const attrs = (el as Element).attributes;
+    for (let i = 0; i < attrs.length; i++) {
+      const a = attrs.item(i)!;
+      if (a.name.startsWith('xmlns:') && !prefixed.has(a.name.slice(6))) prefixed.set(a.name.slice(6), a.value);
+    }
+  }
+  const declarations = [...prefixed]
+    .filter(([, uri]) => uri !== '')
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([prefix, uri]) => ` xmlns:${prefix}="${uri}"`)
+    .join('');
+  return `<SignedInfo xmlns="${DSIG_NS}"${declarations}>${signedInfo.slice('<SignedInfo>'.length)}`;
+}
+
+function signatureXml(args: { signedInfo: string; signatureValue: string; cert: SigningCertificate }): string {
+  return (
+    `<Signature xmlns="${DSIG_NS}">\n${args.signedInfo}\n` +
     `<SignatureValue>${wrap64(args.signatureValue)}</SignatureValue>\n<KeyInfo>\n<KeyValue>\n<RSAKeyValue>\n` +
     `<Modulus>${wrap64(args.cert.modulusBase64)}</Modulus>\n<Exponent>${args.cert.exponentBase64}</Exponent>\n` +
     `</RSAKeyValue>\n</KeyValue>\n<X509Data>\n<X509Certificate>${wrap64(args.cert.certDerBase64)}</X509Certificate>\n` +
     `</X509Data>\n</KeyInfo>\n</Signature>`
   );
 }
-
-const PLACEHOLDER = 'TIMBRE-SIGNATURE-VALUE';
 
 export interface SignOptions {
   /** The ID of the signed element (`#ID` reference); '' signs the whole document (URI=""). */
@@ -141,29 +168,24 @@ export function signXml(xml: string, cert: SigningCertificate, opts: SignOptions
   const doc = parseXml(xml);
   const target = opts.referenceId ? findById(doc, opts.referenceId) : doc.documentElement;
   if (!target) throw new Error(`no element with ID ${opts.referenceId}`);
+  const host = doc.documentElement;
+  if (!host || !opts.parentClose.startsWith(`</${host.tagName}`)) {
+    throw new Error(`the Signature goes in the root element, not ${opts.parentClose}`);
+  }
   // The Signature is not there yet, so the enveloped-signature transform removes nothing.
-  const digest = sha1(canonicalize(target));
-  const at = xml.lastIndexOf(opts.parentClose);
-  if (at < 0) throw new Error(`${opts.parentClose} not found`);
-  const sig = signatureXml({
+  const signedInfo = signedInfoXml({
     uri: opts.referenceId ? `#${opts.referenceId}` : '',
     transform: opts.referenceId ? C14N : ENVELOPED,
-    digest,
-    signatureValue: PLACEHOLDER,
-    cert,
+    digest: sha1(canonicalize(target)),
   });
+  const value = sign('sha1', Buffer.from(canonicalSignedInfo(signedInfo, host), 'utf8'), cert.privateKey);
+  const at = xml.lastIndexOf(opts.parentClose);
+  if (at < 0) throw new Error(`${opts.parentClose} not found`);
+  const sig = signatureXml({ signedInfo, signatureValue: value.toString('base64'), cert });
   // A line break after the Signature is harmless outside the referenced element, but with URI=""
   // it would sit inside the signed element, survive the enveloped-signature transform and
   // change the digest a verifier computes: none is added there.
-  const withSig = `${xml.slice(0, at)}${sig}${opts.referenceId ? '\n' : ''}${xml.slice(at)}`;
-  // SignedInfo is canonicalised where it stands: inclusive C14N carries the namespaces in scope
-  // there (xmlns:xsi inside an envelope), exactly as a verifier will see it.
-  const signedInfos = parseXml(withSig).getElementsByTagNameNS(DSIG_NS, 'SignedInfo');
-  const signedInfo = signedInfos.item(signedInfos.length - 1);
-  if (!signedInfo) throw new Error('SignedInfo not found after insertion');
-  const value = sign('sha1', Buffer.from(canonicalize(signedInfo), 'utf8'), cert.privateKey).toString('base64');
-  const p = withSig.lastIndexOf(PLACEHOLDER);
-  return `${withSig.slice(0, p)}${wrap64(value)}${withSig.slice(p + PLACEHOLDER.length)}`;
+  return `${xml.slice(0, at)}${sig}${opts.referenceId ? '\n' : ''}${xml.slice(at)}`;
 }
 
 /** Signs a DTE (`<Signature>` after `<Documento>`, referencing its ID). */

@@ -14,6 +14,7 @@ import type { AppContext } from '../context.ts';
 import { buildDteXml } from '../dte/dte-xml.ts';
 import type { IssueRequest } from '../dte/issue-request.ts';
 import { DTE_TYPES, type DteDocument, type DteType, type IssuerInfo } from '../dte/model.ts';
+import type { SigningCertificate } from '../dte/certificate.ts';
 import { buildTed } from '../dte/ted.ts';
 import { computeDocument } from '../dte/totals.ts';
 import { encodeLatin1, signDte, withXmlDeclaration } from '../dte/xmldsig.ts';
@@ -22,9 +23,9 @@ import { AppError } from '../errors.ts';
 import type { Document, Environment, Issuer, Prisma } from '../generated/prisma/client.ts';
 import { santiagoDate, santiagoTimestamp } from './chile-time.ts';
 import { fileUrls, searchable, totalsView } from './document-view.ts';
-import { ensureSandboxCaf, environmentOf, reserveFolio } from './folios.ts';
-import { cafMaterial, signingCertificate } from './key-material.ts';
-import { createSubmission, runSubmission } from './submissions.ts';
+import { confirmReservation, ensureSandboxCaf, environmentOf, releaseReservation, reserveFolio } from './folios.ts';
+import { cafMaterialById, signingCertificate } from './key-material.ts';
+import { buildSubmissionEnvelope, insertSubmission, runSubmission } from './submissions.ts';
 
 export function issuerInfo(issuer: Issuer): IssuerInfo {
   return {
@@ -140,75 +141,105 @@ export async function issueDocument(
   if (env === 'sandbox') await ensureSandboxCaf(ctx, issuer, draft.type);
 
   const timestamp = santiagoTimestamp(now);
-  const document = await ctx.db.prisma.$transaction(
-    async (tx) => {
-      const { caf, folio } = await reserveFolio(tx, {
-        issuerId: issuer.id,
-        environment: env,
-        type: draft.type,
-        today: date,
-      });
-      const material = cafMaterial(ctx, caf);
-      if (env === 'live' && date < material.caf.fa) {
-        throw new AppError(
-          'VALIDATION_FAILED',
-          `date ${date} is before the authorisation date of the CAF (${material.caf.fa}); the SII would object (TED-1-646).`,
-          { details: [{ path: 'date', message: `must not be before ${material.caf.fa}` }] },
-        );
-      }
-      const doc: DteDocument = { ...draft, folio };
-      const ted = buildTed({ doc, caf: material.caf, cafPrivateKey: material.privateKey, timestamp });
-      const { xml, documentId } = buildDteXml(doc, { ted, timestamp });
-      const signed = signDte(xml, documentId, cert);
-      const bytes = encodeLatin1(withXmlDeclaration(signed));
-      const check = validateDte(bytes);
-      if (!check.valid) {
-        ctx.log.error(
-          { type: doc.type, folio, errors: check.errors.slice(0, 5) },
-          'generated DTE failed XSD validation',
-        );
-        throw new AppError('DOCUMENT_SCHEMA_INVALID', undefined, { cause: check.errors.join('; ') });
-      }
-      const created = await tx.document.create({
-        data: {
-          issuerId: issuer.id,
-          environment: env,
-          type: doc.type,
-          folio,
-          cafId: caf.id,
-          date: new Date(`${date}T00:00:00Z`),
-          receiverRut: doc.receiver.rut,
-          receiverName: doc.receiver.name ?? '',
-          searchText: searchable(`${doc.receiver.rut} ${doc.receiver.name ?? ''}`),
-          net: BigInt(doc.totals.net),
-          exempt: BigInt(doc.totals.exempt),
-          vat: BigInt(doc.totals.vat),
-          vatRate: doc.totals.vatRate,
-          total: BigInt(doc.totals.total),
-          request: req as unknown as Prisma.InputJsonValue,
-          model: doc as unknown as Prisma.InputJsonValue,
-          signedXml: new Uint8Array(bytes),
-          ted,
-          publicToken: randomBytes(24).toString('base64url'),
-          estadoSii: env === 'sandbox' ? 'local' : 'pendiente',
+  const reservationInput = { issuerId: issuer.id, environment: env, type: draft.type, today: date };
+  for (let attempt = 1; ; attempt++) {
+    const reservation = await reserveFolio(ctx, reservationInput);
+    let stored: { created: Document; submissionId: string | null };
+    try {
+      // Outside any transaction: stamping and signing run in parallel across requests.
+      const doc: DteDocument = { ...draft, folio: reservation.folio };
+      const built = await buildSigned(ctx, { doc, cafId: reservation.cafId, cert, env, timestamp });
+      const envelope = env === 'live' ? await buildSubmissionEnvelope(ctx, issuer, built.bytes, doc.type) : null;
+      stored = await ctx.db.prisma.$transaction(
+        async (tx) => {
+          if (!(await confirmReservation(tx, reservation))) throw new LeaseLost();
+          const created = await tx.document.create({
+            data: {
+              issuerId: issuer.id,
+              environment: env,
+              type: doc.type,
+              folio: doc.folio,
+              cafId: reservation.cafId,
+              date: new Date(`${date}T00:00:00Z`),
+              receiverRut: doc.receiver.rut,
+              receiverName: doc.receiver.name ?? '',
+              searchText: searchable(`${doc.receiver.rut} ${doc.receiver.name ?? ''}`),
+              net: BigInt(doc.totals.net),
+              exempt: BigInt(doc.totals.exempt),
+              vat: BigInt(doc.totals.vat),
+              vatRate: doc.totals.vatRate,
+              total: BigInt(doc.totals.total),
+              request: req as unknown as Prisma.InputJsonValue,
+              model: doc as unknown as Prisma.InputJsonValue,
+              signedXml: new Uint8Array(built.bytes),
+              ted: built.ted,
+              publicToken: randomBytes(24).toString('base64url'),
+              estadoSii: env === 'sandbox' ? 'local' : 'pendiente',
+            },
+          });
+          if (opts.idempotencyId) {
+            await tx.idempotencyKey.update({ where: { id: opts.idempotencyId }, data: { documentId: created.id } });
+          }
+          // Sandbox: a voiding credit note voids at once (live waits for the SII's acceptance).
+          if (voided && env === 'sandbox') {
+            await tx.document.update({
+              where: { id: voided.id },
+              data: { estadoSii: 'anulado', voidedById: created.id },
+            });
+          }
+          // Live: the envelope commits with the document, so no live document exists without
+          // its submission (the outbox the background jobs work from).
+          const submission = envelope ? await insertSubmission(tx, issuer, created, envelope) : null;
+          return { created, submissionId: submission?.id ?? null };
         },
-      });
-      if (opts.idempotencyId) {
-        await tx.idempotencyKey.update({ where: { id: opts.idempotencyId }, data: { documentId: created.id } });
+        { timeout: 30_000, maxWait: 30_000 },
+      );
+    } catch (err) {
+      // The folio goes back at once, whatever failed (the transaction rolled back).
+      await releaseReservation(ctx, reservation).catch((e: unknown) =>
+        ctx.log.error({ err: e }, 'could not release a folio reservation; its lease will expire'),
+      );
+      if (err instanceof LeaseLost && attempt < 3) {
+        ctx.log.warn({ folio: reservation.folio, attempt }, 'folio reservation lost to another request; retrying');
+        continue;
       }
-      // Sandbox: a voiding credit note voids at once (live waits for the SII's acceptance).
-      if (voided && env === 'sandbox') {
-        await tx.document.update({ where: { id: voided.id }, data: { estadoSii: 'anulado', voidedById: created.id } });
-      }
-      // Live: the envelope is part of what commits, so no live document exists without its
-      // submission (the outbox the background jobs work from).
-      const submission = env === 'live' ? await createSubmission(ctx, tx, { issuer, document: created }) : null;
-      return { created, submissionId: submission?.id ?? null };
-    },
-    { timeout: 30_000, maxWait: 30_000 },
-  );
-  if (!document.submissionId) return { document: document.created, env };
-  return submitAfterCommit(ctx, document.created, document.submissionId);
+      throw err;
+    }
+    if (!stored.submissionId) return { document: stored.created, env };
+    return submitAfterCommit(ctx, stored.created, stored.submissionId);
+  }
+}
+
+/** This request kept its reserved folio longer than its lease and another request took it. */
+class LeaseLost extends Error {}
+
+/** TED, XML, XMLDSig and XSD check of one document: the CPU-heavy stage, no transaction open. */
+async function buildSigned(
+  ctx: AppContext,
+  input: { doc: DteDocument; cafId: string; cert: SigningCertificate; env: Environment; timestamp: string },
+): Promise<{ ted: string; bytes: Buffer }> {
+  const { doc, env, timestamp } = input;
+  const material = await cafMaterialById(ctx, input.cafId);
+  if (env === 'live' && doc.date < material.caf.fa) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `date ${doc.date} is before the authorisation date of the CAF (${material.caf.fa}); the SII would object (TED-1-646).`,
+      { details: [{ path: 'date', message: `must not be before ${material.caf.fa}` }] },
+    );
+  }
+  const ted = buildTed({ doc, caf: material.caf, cafPrivateKey: material.privateKey, timestamp });
+  const { xml, documentId } = buildDteXml(doc, { ted, timestamp });
+  const signed = signDte(xml, documentId, input.cert);
+  const bytes = encodeLatin1(withXmlDeclaration(signed));
+  const check = validateDte(bytes);
+  if (!check.valid) {
+    ctx.log.error(
+      { type: doc.type, folio: doc.folio, errors: check.errors.slice(0, 5) },
+      'generated DTE failed XSD validation',
+    );
+    throw new AppError('DOCUMENT_SCHEMA_INVALID', undefined, { cause: check.errors.join('; ') });
+  }
+  return { ted, bytes };
 }
 
 /** The SII resolution goes in every envelope's Carátula (FchResol / NroResol, REFERENCE §6). */

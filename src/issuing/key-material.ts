@@ -28,6 +28,13 @@ export function cafMaterial(ctx: AppContext, row: Caf): CafMaterial {
   return material;
 }
 
+/** The material of a CAF by id (cached; read from the database once per process). */
+export async function cafMaterialById(ctx: AppContext, cafId: string): Promise<CafMaterial> {
+  const cached = ctx.caches.cafs.get(cafId) as CafMaterial | undefined;
+  if (cached) return cached;
+  return cafMaterial(ctx, await ctx.db.prisma.caf.findUniqueOrThrow({ where: { id: cafId } }));
+}
+
 function certificateMaterial(ctx: AppContext, row: Certificate): SigningCertificate {
   const cached = ctx.caches.certificates.get(row.id) as SigningCertificate | undefined;
   if (cached) return cached;

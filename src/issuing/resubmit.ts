@@ -12,7 +12,7 @@
  */
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
-import type { Document, Issuer } from '../generated/prisma/client.ts';
+import type { Issuer } from '../generated/prisma/client.ts';
 import { findIssuedDocument } from './document-status.ts';
 import { environmentOf } from './folios.ts';
 import type { IssueResult } from './issue-document.ts';
@@ -45,9 +45,7 @@ export async function resubmitDocument(
 
   let submissionId: string;
   if (!latest || (latest.state === 'done' && document.estadoSii === 'rechazado')) {
-    const created = await ctx.db.prisma.$transaction((tx) =>
-      createSubmission(ctx, tx, { issuer, document: document as Document }),
-    );
+    const created = await createSubmission(ctx, { issuer, document });
     submissionId = created.id;
   } else {
     submissionId = latest.id;

@@ -66,33 +66,48 @@ export function caratulaOf(issuer: Issuer, senderRut: string, timestamp: string)
   };
 }
 
-/**
- * Builds the envelope of one stored document and records it as a queued submission, inside the
- * caller's transaction (the document insert, or a resubmit).
- */
-export async function createSubmission(
+/** The signed envelope (EnvioDTE / EnvioBOLETA) of one signed DTE, built outside any transaction. */
+export async function buildSubmissionEnvelope(
   ctx: AppContext,
-  tx: Prisma.TransactionClient,
-  input: { issuer: Issuer; document: Pick<Document, 'id' | 'type' | 'signedXml'> },
-): Promise<Submission> {
-  const { cert } = await signingCertificate(ctx, input.issuer, true);
-  const kind: EnvelopeKind = envelopeKindOf(input.document.type);
-  const envelope = buildEnvelope(
-    kind,
-    [{ type: input.document.type, signedXml: input.document.signedXml }],
-    caratulaOf(input.issuer, cert.holderRut ?? '', santiagoTimestamp(ctx.clock())),
+  issuer: Issuer,
+  signedXml: Uint8Array,
+  type: number,
+): Promise<Buffer> {
+  const { cert } = await signingCertificate(ctx, issuer, true);
+  return buildEnvelope(
+    envelopeKindOf(type),
+    [{ type, signedXml }],
+    caratulaOf(issuer, cert.holderRut ?? '', santiagoTimestamp(ctx.clock())),
     cert,
   );
+}
+
+/** Records an envelope as a queued submission, inside the caller's transaction. */
+export async function insertSubmission(
+  tx: Prisma.TransactionClient,
+  issuer: Issuer,
+  document: Pick<Document, 'id' | 'type'>,
+  envelope: Buffer,
+): Promise<Submission> {
   return tx.submission.create({
     data: {
-      issuerId: input.issuer.id,
-      documentId: input.document.id,
-      service: kind,
+      issuerId: issuer.id,
+      documentId: document.id,
+      service: envelopeKindOf(document.type),
       envelope: new Uint8Array(envelope),
       envelopeSha256: createHash('sha256').update(envelope).digest('hex'),
       state: 'queued',
     },
   });
+}
+
+/** A new submission of a stored document (resubmit after an envelope-level rejection). */
+export async function createSubmission(
+  ctx: AppContext,
+  input: { issuer: Issuer; document: Pick<Document, 'id' | 'type' | 'signedXml'> },
+): Promise<Submission> {
+  const envelope = await buildSubmissionEnvelope(ctx, input.issuer, input.document.signedXml, input.document.type);
+  return ctx.db.prisma.$transaction((tx) => insertSubmission(tx, input.issuer, input.document, envelope));
 }
 
 /**

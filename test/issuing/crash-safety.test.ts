@@ -2,7 +2,8 @@
  * Crash safety: the real server process is killed with SIGKILL in the middle of concurrent
  * issuing, then restarted. Every request that got a 200 has its document with signed XML, no
  * folio is duplicated, and folios taken by requests that never committed were given back
- * (the consumed folios form one contiguous block from the start of the range).
+ * once their lease expired (the consumed folios form one contiguous block from the start of
+ * the range).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -12,6 +13,7 @@ import { buildTestApp, createTestIssuer, TEST_MASTER_KEY, type TestApp } from '.
 import { factura } from '../helpers/requests.ts';
 
 let t: TestApp;
+const LEASE_MS = 1500;
 
 beforeAll(async () => {
   t = await buildTestApp();
@@ -44,6 +46,8 @@ async function start(port: number): Promise<ChildProcess> {
       TIMBRE_DEMO: 'false',
       JOBS_ENABLED: 'false',
       RATE_LIMIT_PER_MINUTE: '100000',
+      // Folios reserved by requests the kill interrupted come back once their lease expires.
+      FOLIO_LEASE_MS: String(LEASE_MS),
     },
     stdio: 'ignore',
   });
@@ -89,12 +93,18 @@ it('SIGKILL mid-load loses no acknowledged document and leaves no gap', async ()
 
   proc = await start(port);
   try {
-    const after = await fetch(`http://127.0.0.1:${port}/api/${issuer.rut}/emitir`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body,
-    });
-    expect(after.status).toBe(200);
+    // The folios the kill left reserved by requests that never committed are handed out again
+    // (lowest first) once their lease has expired: issue as many documents as there were
+    // requests in flight, and the consumed folios must close up into one block.
+    await new Promise((r) => setTimeout(r, LEASE_MS + 200));
+    for (let i = 0; i < 12; i++) {
+      const after = await fetch(`http://127.0.0.1:${port}/api/${issuer.rut}/emitir`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body,
+      });
+      expect(after.status).toBe(200);
+    }
     const docs = await t.ctx.db.prisma.document.findMany({
       where: { issuerId: issuer.id, type: 33 },
       orderBy: { folio: 'asc' },
@@ -109,6 +119,7 @@ it('SIGKILL mid-load loses no acknowledged document and leaves no gap', async ()
     }
     const caf = await t.ctx.db.prisma.caf.findFirstOrThrow({ where: { issuerId: issuer.id, type: 33 } });
     expect(caf.nextFolio).toBe(folios.length + 1);
+    expect(await t.ctx.db.prisma.folioReservation.count({ where: { issuerId: issuer.id } })).toBe(0);
   } finally {
     proc.kill('SIGTERM');
     await new Promise((r) => proc.once('exit', r));

@@ -170,7 +170,9 @@ describe('signXml for getToken (whole-document reference, REFERENCE §7.2)', () 
 
   it('uses URI="" with the enveloped-signature transform, the Signature last in getToken', () => {
     expect(signed).toContain('<Reference URI="">');
-    expect(signed).toContain('<Transform Algorithm="http://www.w3.org/2000/09/xmldsig#enveloped-signature"/>');
+    expect(signed).toContain(
+      '<Transform Algorithm="http://www.w3.org/2000/09/xmldsig#enveloped-signature"></Transform>',
+    );
     // Nothing between </Signature> and </getToken>: that would be signed content the digest missed.
     expect(signed).toMatch(
       /^<getToken><item><Semilla>000000000078<\/Semilla><\/item><Signature [\s\S]*<\/Signature><\/getToken>$/,
