@@ -146,7 +146,8 @@ async function expectCountersMatchDocuments() {
       CROSS JOIN LATERAL (VALUES ('day', date), ('month', date_trunc('month', date::timestamp)::date)) g (grain, period)
       GROUP BY 1, 2, 3, 4, 5
     ), counters AS (
-      SELECT issuer_id, grain::text AS grain, period, type, estado_sii, count AS n FROM document_counts WHERE count <> 0
+      SELECT issuer_id, grain::text AS grain, period, type, estado_sii, sum(count) AS n FROM document_counts
+      GROUP BY 1, 2, 3, 4, 5 HAVING sum(count) <> 0
     )
     (SELECT * FROM recount EXCEPT SELECT * FROM counters)
     UNION ALL
@@ -156,7 +157,8 @@ async function expectCountersMatchDocuments() {
     WITH recount AS (
       SELECT issuer_id, search_text, type, estado_sii, count(*) AS n FROM documents GROUP BY 1, 2, 3, 4
     ), counters AS (
-      SELECT issuer_id, search_text, type, estado_sii, count AS n FROM receiver_counts WHERE count <> 0
+      SELECT issuer_id, search_text, type, estado_sii, sum(count) AS n FROM receiver_counts
+      GROUP BY 1, 2, 3, 4 HAVING sum(count) <> 0
     )
     (SELECT * FROM recount EXCEPT SELECT * FROM counters)
     UNION ALL
