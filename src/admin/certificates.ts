@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { assertUsableForImport, parsePkcs12 } from '../dte/certificate.ts';
 import type { Certificate } from '../generated/prisma/client.ts';
+import { forgetCertificates } from '../issuing/key-material.ts';
 import { findIssuerOrThrow } from './issuers.ts';
 
 export async function importCertificate(
@@ -18,7 +19,7 @@ export async function importCertificate(
   const cert = parsePkcs12(input.p12, input.password);
   assertUsableForImport(cert, ctx.clock());
   const { secrets } = ctx.db;
-  return ctx.db.prisma.certificate.create({
+  const row = await ctx.db.prisma.certificate.create({
     data: {
       issuerId: issuer.id,
       kind: 'imported',
@@ -31,6 +32,8 @@ export async function importCertificate(
       notAfter: cert.notAfter,
     },
   });
+  forgetCertificates(ctx, issuer.id);
+  return row;
 }
 
 export function certificateView(c: Certificate) {

@@ -73,35 +73,34 @@ export async function reserveFolio(ctx: AppContext, input: ReservationInput): Pr
   const token = randomUUID();
   const now = ctx.clock();
   const leaseUntil = new Date(now.getTime() + ctx.config.FOLIO_LEASE_MS);
-  const reclaimed = await prisma.$queryRaw<{ id: string; caf_id: string; folio: number }[]>`
-    UPDATE folio_reservations r
-       SET lease_until = ${leaseUntil}, token = ${token}::uuid
-     WHERE r.id = (
-       SELECT fr.id FROM folio_reservations fr JOIN cafs c ON c.id = fr.caf_id
-        WHERE fr.issuer_id = ${input.issuerId}::uuid
-          AND fr.environment = ${input.environment}::"Environment"
-          AND fr.type = ${input.type}
-          AND fr.lease_until < ${now}
-          AND (c.expires_at IS NULL OR c.expires_at >= ${input.today}::date)
-        ORDER BY fr.folio
-        LIMIT 1
-        FOR UPDATE OF fr SKIP LOCKED)
-     RETURNING r.id, r.caf_id, r.folio`;
-  const taken = reclaimed[0];
-  if (taken) return { id: taken.id, cafId: taken.caf_id, folio: taken.folio, token };
-
-  // After waiting for the row lock, PostgreSQL re-checks the WHERE clause on the new row
-  // version; if that range just ran out, the statement yields nothing instead of the next
-  // range. Retrying finds the next one.
+  // One statement, one round trip: an abandoned reservation of this issuer and type if there
+  // is one (lowest folio first), else the next folio of the oldest usable range. After waiting
+  // for the range's row lock PostgreSQL re-checks its WHERE clause on the new row version; if
+  // that range just ran out the statement yields nothing, and a retry finds the next range.
   for (let attempt = 0; attempt < 5; attempt++) {
     const rows = await prisma.$queryRaw<{ id: string; caf_id: string; folio: number }[]>`
-      WITH picked AS (
+      WITH reclaimed AS (
+        UPDATE folio_reservations r
+           SET lease_until = ${leaseUntil}, token = ${token}::uuid
+         WHERE r.id = (
+           SELECT fr.id FROM folio_reservations fr JOIN cafs c ON c.id = fr.caf_id
+            WHERE fr.issuer_id = ${input.issuerId}::uuid
+              AND fr.environment = ${input.environment}::"Environment"
+              AND fr.type = ${input.type}
+              AND fr.lease_until < ${now}
+              AND (c.expires_at IS NULL OR c.expires_at >= ${input.today}::date)
+            ORDER BY fr.folio
+            LIMIT 1
+            FOR UPDATE OF fr SKIP LOCKED)
+        RETURNING r.id, r.caf_id, r.folio),
+      picked AS (
         SELECT id FROM cafs
          WHERE issuer_id = ${input.issuerId}::uuid
            AND environment = ${input.environment}::"Environment"
            AND type = ${input.type}
            AND next_folio <= range_to
            AND (expires_at IS NULL OR expires_at >= ${input.today}::date)
+           AND NOT EXISTS (SELECT 1 FROM reclaimed)
          ORDER BY authorised_at, range_from
          LIMIT 1
          FOR UPDATE),
@@ -109,12 +108,16 @@ export async function reserveFolio(ctx: AppContext, input: ReservationInput): Pr
         UPDATE cafs SET next_folio = cafs.next_folio + 1
           FROM picked
          WHERE cafs.id = picked.id AND cafs.next_folio <= cafs.range_to
-        RETURNING cafs.id, cafs.next_folio - 1 AS folio)
-      INSERT INTO folio_reservations (id, issuer_id, environment, type, caf_id, folio, token, lease_until)
-      SELECT gen_random_uuid(), ${input.issuerId}::uuid, ${input.environment}::"Environment", ${input.type},
-             bumped.id, bumped.folio, ${token}::uuid, ${leaseUntil}
-        FROM bumped
-      RETURNING id, caf_id, folio`;
+        RETURNING cafs.id, cafs.next_folio - 1 AS folio),
+      fresh AS (
+        INSERT INTO folio_reservations (id, issuer_id, environment, type, caf_id, folio, token, lease_until)
+        SELECT gen_random_uuid(), ${input.issuerId}::uuid, ${input.environment}::"Environment", ${input.type},
+               bumped.id, bumped.folio, ${token}::uuid, ${leaseUntil}
+          FROM bumped
+        RETURNING id, caf_id, folio)
+      SELECT id, caf_id, folio FROM reclaimed
+      UNION ALL
+      SELECT id, caf_id, folio FROM fresh`;
     const row = rows[0];
     if (row) return { id: row.id, cafId: row.caf_id, folio: row.folio, token };
     const left = await prisma.$queryRaw<{ n: number }[]>`

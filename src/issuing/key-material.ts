@@ -46,6 +46,30 @@ function certificateMaterial(ctx: AppContext, row: Certificate): SigningCertific
 }
 
 /**
+ * How long the list of an issuer's imported certificates is reused before it is read again: a
+ * certificate imported by the operator CLI (another process) is picked up within this time.
+ * It saves a query on every issue; validity dates are still checked on every use.
+ */
+export const CERTIFICATE_LIST_TTL_MS = 10_000;
+
+async function importedCertificates(ctx: AppContext, issuerId: string): Promise<Certificate[]> {
+  const key = `importedCertificates:${issuerId}`;
+  const cached = ctx.caches.values.get(key) as { at: number; rows: Certificate[] } | undefined;
+  if (cached && Date.now() - cached.at < CERTIFICATE_LIST_TTL_MS) return cached.rows;
+  const rows = await ctx.db.prisma.certificate.findMany({
+    where: { issuerId, kind: 'imported' },
+    orderBy: { notAfter: 'desc' },
+  });
+  ctx.caches.values.set(key, { at: Date.now(), rows });
+  return rows;
+}
+
+/** Forgets the cached certificate list of an issuer (after an import in this process). */
+export function forgetCertificates(ctx: AppContext, issuerId: string): void {
+  ctx.caches.values.delete(`importedCertificates:${issuerId}`);
+}
+
+/**
  * The certificate that signs the issuer's documents. Live: the newest imported certificate,
  * which must be valid now (else 422). Sandbox: the newest valid imported one, else the
  * issuer's generated test certificate.
@@ -56,10 +80,7 @@ export async function signingCertificate(
   live: boolean,
 ): Promise<{ row: Certificate; cert: SigningCertificate }> {
   const now = ctx.clock();
-  const imported = await ctx.db.prisma.certificate.findMany({
-    where: { issuerId: issuer.id, kind: 'imported' },
-    orderBy: { notAfter: 'desc' },
-  });
+  const imported = await importedCertificates(ctx, issuer.id);
   const current = imported.find((c) => c.notBefore <= now && c.notAfter > now);
   if (current) return { row: current, cert: certificateMaterial(ctx, current) };
   if (live) {
