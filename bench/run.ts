@@ -77,23 +77,28 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-/** One XMLDSig (2048-bit) + one TED signature (512-bit CAF key) per document, single thread. */
-function signingRate(): { perSecond: number; msPerDoc: number } {
-  const { p12, password } = generateTestCertificate({ holderRut: '13185095-6', name: 'BENCH' });
-  const cert = parsePkcs12(p12, password);
-  const signer = generateKeyPairSync('rsa', { modulusLength: 1024 });
-  const caf = parseCaf(
+/** A sandbox-style CAF (type 33) for the pure measurements, signed by a throwaway key. */
+function benchCaf() {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+  return parseCaf(
     generateCaf({
       rut: ISSUER.rut,
       name: 'DEMO',
       type: 33,
       from: 1,
-      to: 100000,
+      to: 100_000,
       authorisedAt: '2026-01-01',
-      signerKey: signer.privateKey,
+      signerKey: privateKey,
       idk: 9,
     }),
   );
+}
+
+/** One XMLDSig (2048-bit) + one TED signature (512-bit CAF key) per document, single thread. */
+function signingRate(): { perSecond: number; msPerDoc: number } {
+  const { p12, password } = generateTestCertificate({ holderRut: '13185095-6', name: 'BENCH' });
+  const cert = parsePkcs12(p12, password);
+  const caf = benchCaf();
   const cafKey = createPrivateKey(caf.privateKeyPem);
   const req = issueRequestSchema.parse(tenLineFactura());
   const docs = Array.from({ length: 50 }, (_, i) =>
@@ -116,19 +121,7 @@ function signingRate(): { perSecond: number; msPerDoc: number } {
 }
 
 async function pdfRender(): Promise<{ p50: number; p99: number; letterP50: number; rollP50: number }> {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
-  const caf = parseCaf(
-    generateCaf({
-      rut: ISSUER.rut,
-      name: 'DEMO',
-      type: 33,
-      from: 1,
-      to: 1000,
-      authorisedAt: '2026-01-01',
-      signerKey: privateKey,
-      idk: 9,
-    }),
-  );
+  const caf = benchCaf();
   const doc = computeDocument(issueRequestSchema.parse(tenLineFactura()), {
     issuer: ISSUER,
     folio: 42,

@@ -213,7 +213,8 @@ export function generateCaf(input: GenerateCafInput): string {
     `<RNG><D>${input.from}</D><H>${input.to}</H></RNG><FA>${input.authorisedAt}</FA>` +
     `<RSAPK><M>${m}</M><E>${e}</E></RSAPK><IDK>${input.idk}</IDK></DA>`;
   const frma = sign('sha1', Buffer.from(da, 'latin1'), input.signerKey).toString('base64');
-  const daPrinted = da.replace(/></g, '>\n<').replace('<RNG>\n<D>', '<RNG><D>').replace('</D>\n<H>', '</D><H>');
+  // One child of DA per line, RNG and RSAPK kept whole on theirs, as in the SII's files.
+  const daPrinted = da.replace(/><(?=\/DA>|RS>|TD>|RNG>|FA>|RSAPK>|IDK>)/g, '>\n<').replace('<DA><RE>', '<DA>\n<RE>');
   const privatePem = pair.privateKey.export({ type: 'pkcs1', format: 'pem' }) as string;
   const publicPem = pair.publicKey.export({ type: 'spki', format: 'pem' }) as string;
   return (

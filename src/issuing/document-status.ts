@@ -11,7 +11,8 @@ import type { Document, Environment, Issuer } from '../generated/prisma/client.t
 import { SiiAmbiguousError, SiiAuthError, SiiProtocolError, SiiUnavailableError } from '../sii/types.ts';
 import { environmentOf } from './folios.ts';
 import { signingCertificate } from './key-material.ts';
-import { documentStatusQuery, type EstadoSii, estadoOfDocument, verdictOfUpload } from './sii-states.ts';
+import type { EstadoSii } from './list-documents.ts';
+import { documentStatusQuery, estadoOfDocument, verdictOfUpload } from './sii-states.ts';
 
 export async function findIssuedDocument(
   ctx: AppContext,

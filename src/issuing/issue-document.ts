@@ -25,7 +25,7 @@ import { santiagoDate, santiagoTimestamp } from './chile-time.ts';
 import { fileUrls, searchable, totalsView } from './document-view.ts';
 import { confirmReservation, ensureSandboxCaf, environmentOf, releaseReservation, reserveFolio } from './folios.ts';
 import { cafMaterialById, signingCertificate } from './key-material.ts';
-import { buildSubmissionEnvelope, insertSubmission, runSubmission } from './submissions.ts';
+import { buildSubmissionEnvelope, insertSubmission, submitNow } from './submissions.ts';
 
 export function issuerInfo(issuer: Issuer): IssuerInfo {
   return {
@@ -258,8 +258,7 @@ function assertLiveConfigured(issuer: Issuer): void {
  */
 async function submitAfterCommit(ctx: AppContext, document: Document, submissionId: string): Promise<IssueResult> {
   try {
-    const step = await runSubmission(ctx, submissionId, { force: true });
-    if (step?.nextRunAt) await ctx.jobs?.wake(submissionId, step.nextRunAt);
+    const step = await submitNow(ctx, submissionId);
     const current = step?.document ?? document;
     const warning =
       current.estadoSii === 'pendiente'

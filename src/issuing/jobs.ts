@@ -4,9 +4,8 @@
  * `submissions` table (src/issuing/submissions.ts); pg-boss jobs are the wake-ups that run a
  * submission's next step at its due time, delivered to one worker among all instances.
  *
- * Nothing is lost if a wake-up is: a sweep (at start, then every minute by pg-boss cron and
- * every JOBS_SWEEP_SECONDS in each worker) re-sends a wake-up for every due submission nobody
- * holds. Duplicate wake-ups are harmless: a step first takes the submission's lease and checks
+ * Nothing is lost if a wake-up is: each worker sweeps at start and every JOBS_SWEEP_SECONDS,
+ * re-sending a wake-up for every due submission nobody holds. Duplicate wake-ups are harmless: a step first takes the submission's lease and checks
  * that it is due.
  */
 import PgBoss from 'pg-boss';
@@ -14,7 +13,6 @@ import type { AppContext } from '../context.ts';
 import { dueSubmissions, runSubmission } from './submissions.ts';
 
 const STEP_QUEUE = 'sii-submission-step';
-const SWEEP_QUEUE = 'sii-submission-sweep';
 
 export interface JobQueue {
   /** Schedules the next step of a submission (at `at`, default now). */
@@ -36,13 +34,12 @@ export async function startJobs(ctx: AppContext, opts: { work: boolean }): Promi
     retryLimit: 1000,
     retryDelay: 5,
     retryBackoff: true,
-    schedule: opts.work,
+    schedule: false,
     supervise: opts.work,
   });
   boss.on('error', (err) => ctx.log.error({ err }, 'job queue error'));
   await boss.start();
   await boss.createQueue(STEP_QUEUE);
-  await boss.createQueue(SWEEP_QUEUE);
 
   const wake = async (submissionId: string, at?: Date | null) => {
     const startAfter = at && at.getTime() > Date.now() ? at : undefined;
@@ -66,10 +63,6 @@ export async function startJobs(ctx: AppContext, opts: { work: boolean }): Promi
         }),
       );
     });
-    await boss.work(SWEEP_QUEUE, { pollingIntervalSeconds: 5 }, async () => {
-      await sweep();
-    });
-    await boss.schedule(SWEEP_QUEUE, '* * * * *');
     await sweep();
     timer = setInterval(() => {
       sweep().catch((err: unknown) => ctx.log.error({ err }, 'submission sweep failed'));

@@ -16,7 +16,7 @@ import type { Issuer } from '../generated/prisma/client.ts';
 import { findIssuedDocument } from './document-status.ts';
 import { environmentOf } from './folios.ts';
 import type { IssueResult } from './issue-document.ts';
-import { createSubmission, runSubmission } from './submissions.ts';
+import { createSubmission, submitNow } from './submissions.ts';
 
 export async function resubmitDocument(
   ctx: AppContext,
@@ -51,13 +51,12 @@ export async function resubmitDocument(
     submissionId = latest.id;
   }
 
-  const step = await runSubmission(ctx, submissionId, { force: true });
+  const step = await submitNow(ctx, submissionId);
   if (!step) {
     // Another worker holds it right now: report the current state.
     const current = await ctx.db.prisma.document.findUniqueOrThrow({ where: { id: document.id } });
     return { document: current, env: 'live', warning: 'The document is being sent to the SII right now.' };
   }
-  if (step.nextRunAt) await ctx.jobs?.wake(submissionId, step.nextRunAt);
   const warning =
     step.document.estadoSii === 'pendiente'
       ? `The document could not be sent to the SII: ${step.failure ?? 'it is queued'}. Timbre retries automatically.`

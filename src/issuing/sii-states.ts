@@ -8,7 +8,6 @@ import { envelopeKindOf } from '../dte/envelope.ts';
 import type { Document } from '../generated/prisma/client.ts';
 import type { DocumentStatus, DocumentStatusInput, UploadStatus } from '../sii/types.ts';
 
-export { ESTADOS_SII, type EstadoSii } from './list-documents.ts';
 import type { EstadoSii } from './list-documents.ts';
 
 /** DTEUpload STATUS values that refuse the file for good (REFERENCE §7.3); others are retried. */

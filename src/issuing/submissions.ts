@@ -20,6 +20,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
+import type { SigningCertificate } from '../dte/certificate.ts';
 import { type EnvelopeKind, buildEnvelope, envelopeKindOf } from '../dte/envelope.ts';
 import type { DteDocument } from '../dte/model.ts';
 import type { Document, Issuer, Prisma, Submission } from '../generated/prisma/client.ts';
@@ -32,9 +33,9 @@ import {
 } from '../sii/types.ts';
 import { santiagoTimestamp } from './chile-time.ts';
 import { signingCertificate } from './key-material.ts';
+import type { EstadoSii } from './list-documents.ts';
 import {
   documentStatusQuery,
-  type EstadoSii,
   estadoOfDocument,
   FINAL_UPLOAD_REFUSALS,
   isNotReceived,
@@ -177,6 +178,16 @@ export async function runSubmission(
   return save(ctx, submission, outcome);
 }
 
+/**
+ * Runs a submission's next step now (the issue call, a resubmit) and schedules the one after.
+ * Null when another worker holds it right now.
+ */
+export async function submitNow(ctx: AppContext, submissionId: string): Promise<StepResult | null> {
+  const step = await runSubmission(ctx, submissionId, { force: true });
+  if (step?.nextRunAt) await ctx.jobs?.wake(submissionId, step.nextRunAt);
+  return step;
+}
+
 async function save(ctx: AppContext, submission: Submission, o: Outcome): Promise<StepResult> {
   const now = ctx.clock();
   const nextRunAt = o.nextInMs === null ? null : new Date(now.getTime() + o.nextInMs);
@@ -225,19 +236,27 @@ async function voidReferencedDocuments(tx: Prisma.TransactionClient, note: Docum
 }
 
 async function step(ctx: AppContext, s: Submission): Promise<Outcome> {
+  if (s.state === 'done' || s.state === 'sending') return { state: s.state, nextInMs: null };
+  // Read once per step; every branch below works from it.
+  const sc = await loadContext(ctx, s);
   switch (s.state) {
     case 'queued':
-      return upload(ctx, s);
+      return upload(ctx, s, sc);
     case 'ambiguous':
-      return resolveAmbiguous(ctx, s);
+      return resolveAmbiguous(ctx, s, sc);
     case 'uploaded':
-      return poll(ctx, s);
-    default:
-      return { state: s.state, nextInMs: null };
+      return poll(ctx, s, sc);
   }
 }
 
-async function loadContext(ctx: AppContext, s: Submission) {
+interface StepContext {
+  document: Document;
+  issuer: Issuer;
+  cert: SigningCertificate;
+  service: EnvelopeKind;
+}
+
+async function loadContext(ctx: AppContext, s: Submission): Promise<StepContext> {
   const document = await ctx.db.prisma.document.findUniqueOrThrow({ where: { id: s.documentId } });
   const issuer = await ctx.db.prisma.issuer.findUniqueOrThrow({ where: { id: s.issuerId } });
   const { cert } = await signingCertificate(ctx, issuer, true);
@@ -252,17 +271,13 @@ function describe(err: unknown): string {
   return (err as Error).message;
 }
 
-async function upload(ctx: AppContext, s: Submission): Promise<Outcome> {
-  const { document, issuer, cert, service } = await loadContext(ctx, s);
+async function upload(ctx: AppContext, s: Submission, sc: StepContext): Promise<Outcome> {
+  const { document, issuer, cert, service } = sc;
   // Recorded before the call: a crash during the upload must leave a trace (see header).
-  await ctx.db.prisma.submission.update({
-    where: { id: s.id },
-    data: { state: 'sending', attempts: { increment: 1 } },
-  });
-  await ctx.db.prisma.document.update({
-    where: { id: document.id },
-    data: { submitAttempts: { increment: 1 } },
-  });
+  await ctx.db.prisma.$transaction([
+    ctx.db.prisma.submission.update({ where: { id: s.id }, data: { state: 'sending', attempts: { increment: 1 } } }),
+    ctx.db.prisma.document.update({ where: { id: document.id }, data: { submitAttempts: { increment: 1 } } }),
+  ]);
   const attempt = s.attempts + 1;
   let result: UploadResult;
   try {
@@ -335,16 +350,15 @@ function uploadAnswer(ctx: AppContext, result: UploadResult, attempt: number): O
   };
 }
 
-async function documentStatusOf(ctx: AppContext, s: Submission) {
-  const { document, issuer, cert } = await loadContext(ctx, s);
+function documentStatusOf(ctx: AppContext, { document, issuer, cert }: StepContext) {
   return ctx.sii.documentStatus(documentStatusQuery(document, issuer.rut, cert));
 }
 
 /** The upload may have arrived: ask the SII about the document before sending anything. */
-async function resolveAmbiguous(ctx: AppContext, s: Submission): Promise<Outcome> {
+async function resolveAmbiguous(ctx: AppContext, s: Submission, sc: StepContext): Promise<Outcome> {
   let status: Awaited<ReturnType<typeof documentStatusOf>>;
   try {
-    status = await documentStatusOf(ctx, s);
+    status = await documentStatusOf(ctx, sc);
   } catch (err) {
     const failure = describe(err);
     return {
@@ -383,11 +397,11 @@ async function resolveAmbiguous(ctx: AppContext, s: Submission): Promise<Outcome
   }
   // Not known to the SII as a processed document: send the same bytes again. If the first
   // upload did arrive, DTEUpload answers STATUS 99 with its track id.
-  return upload(ctx, { ...s, state: 'queued' });
+  return upload(ctx, { ...s, state: 'queued' }, sc);
 }
 
-async function poll(ctx: AppContext, s: Submission): Promise<Outcome> {
-  const { document, issuer, cert, service } = await loadContext(ctx, s);
+async function poll(ctx: AppContext, s: Submission, sc: StepContext): Promise<Outcome> {
+  const { document, issuer, cert, service } = sc;
   const polls = s.polls + 1;
   await ctx.db.prisma.submission.update({ where: { id: s.id }, data: { polls } });
   let status: Awaited<ReturnType<typeof ctx.sii.uploadStatus>>;
@@ -415,7 +429,7 @@ async function poll(ctx: AppContext, s: Submission): Promise<Outcome> {
     estado = verdict.estado;
     glosa = verdict.glosa;
   } else {
-    const doc = await documentStatusOf(ctx, s);
+    const doc = await documentStatusOf(ctx, sc);
     const known = estadoOfDocument(doc);
     if (!known) {
       return {

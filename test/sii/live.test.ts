@@ -284,6 +284,44 @@ describe('resubmit (POST /api/emision_reenviar)', () => {
   });
 });
 
+describe('Idempotency-Key in live (no second folio, range or upload)', () => {
+  const post = (url: string, payload: object, key: string) =>
+    t.app.inject({ method: 'POST', url, headers: { ...live.auth, 'idempotency-key': key }, payload });
+
+  it('emitir: the retry gets the same document and the SII gets one upload', async () => {
+    const first = await post(`/api/${live.rut}/emitir`, factura(), 'live-order-1');
+    const again = await post(`/api/${live.rut}/emitir`, factura(), 'live-order-1');
+    expect(again.statusCode).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json().folio).toBe(first.json().folio);
+    expect(await settledEstado(33, first.json().folio)).toBe('aceptado');
+    expect(uploadsOf(live.rut, 33, first.json().folio)).toHaveLength(1);
+  });
+
+  it('folios_sii: the retry answers the same range and stores no second CAF', async () => {
+    const cafs = await t.ctx.db.prisma.caf.count({ where: { issuerId: live.issuer.id } });
+    const first = await post(`/api/${live.rut}/folios_sii`, { tipo_dte: 34, cantidad: 3 }, 'live-folios-1');
+    const again = await post(`/api/${live.rut}/folios_sii`, { tipo_dte: 34, cantidad: 3 }, 'live-folios-1');
+    expect(first.statusCode, first.body).toBe(200);
+    expect(again.json()).toEqual(first.json());
+    expect(await t.ctx.db.prisma.caf.count({ where: { issuerId: live.issuer.id } })).toBe(cafs + 1);
+  });
+
+  it('emision_reenviar: the retry is answered from the first call', async () => {
+    sim.setFault({ kind: 'down', paths: ['/cgi_dte/UPL/DTEUpload'] });
+    const body = await issue(requestFor(34));
+    expect(body.estado_sii).toBe('pendiente');
+    const payload = { rut: live.rut, type: 34, folio: body.folio };
+    const first = await post('/api/emision_reenviar', payload, 'live-resend-1');
+    sim.clearFaults();
+    const again = await post('/api/emision_reenviar', payload, 'live-resend-1');
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json()).toEqual(first.json());
+    expect(await settledEstado(34, body.folio)).toBe('aceptado');
+    expect(uploadsOf(live.rut, 34, body.folio)).toHaveLength(1);
+  });
+});
+
 describe('folios_sii in live', () => {
   it('obtains a CAF from the SII, verifies and stores it, and GET folios shows it', async () => {
     const res = await t.app.inject({
