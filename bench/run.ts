@@ -25,7 +25,7 @@ import { computeDocument } from '../src/dte/totals.ts';
 import { signDte } from '../src/dte/xmldsig.ts';
 import { ensureEmbeddedPostgres } from '../src/db/embedded.ts';
 import { computeDv } from '../src/dte/rut.ts';
-import { santiagoDate } from '../src/issuing/chile-time.ts';
+import { santiagoDate } from '../src/dte/chile-time.ts';
 import { countCases, type ListMeasure, listCases, measureList, timeCountStar } from './list.ts';
 import { seedDocuments } from './seed-documents.ts';
 

@@ -27,7 +27,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import type { Caf, Environment, Issuer, Prisma } from '../generated/prisma/client.ts';
 import { insertCaf, storeCaf, verifyCaf } from '../admin/cafs.ts';
-import { santiagoDate } from './chile-time.ts';
+import { santiagoDate } from '../dte/chile-time.ts';
 import { SANDBOX_CAF_IDK, sandboxCafSigner, signingCertificate } from './key-material.ts';
 
 /** Size of the range generated automatically for a sandbox issuer's first document of a type. */

@@ -1,13 +1,17 @@
 /**
  * Issuing a document: the pipeline of STYLE §7, top to bottom.
  *
- *   validate (route, zod) → compute totals → check references → [transaction: reserve folio →
- *   build XML → stamp TED → sign → XSD-validate → persist (+ void the referenced document)] →
+ *   validate (route, zod) → compute totals → check certificate, configuration and references →
+ *   reserve folio (one autocommit statement) → build XML, stamp TED, sign, XSD-validate (no
+ *   transaction open, so requests sign in parallel) → persist (one transaction: confirm the
+ *   folio, insert the document, void the referenced one, queue the live submission) →
  *   submit (live, after commit)
  *
- * Everything that can fail because of the request happens before the folio is taken; what
- * happens inside the transaction either commits entirely (folio consumed, document stored with
- * its signed XML) or rolls back entirely (folio given back, nothing stored).
+ * Everything that can fail because of the request happens before the folio is reserved. From
+ * the reservation on, any failure (signing, XSD, the transaction) releases the reserved folio at
+ * once, so the next request takes it; a process that dies holding a reservation leaves it to
+ * be reused after its lease (FOLIO_LEASE_MS). A document is stored only together with its
+ * signed XML, and a folio is consumed only when that transaction commits.
  */
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.ts';
@@ -21,9 +25,17 @@ import { encodeLatin1, signDte, withXmlDeclaration } from '../dte/xmldsig.ts';
 import { validateDte } from '../dte/xsd.ts';
 import { AppError } from '../errors.ts';
 import type { Document, Environment, Issuer, Prisma } from '../generated/prisma/client.ts';
-import { santiagoDate, santiagoTimestamp } from './chile-time.ts';
+import { santiagoDate, santiagoTimestamp } from '../dte/chile-time.ts';
 import { fileUrls, searchable, totalsView } from './document-view.ts';
-import { confirmReservation, ensureSandboxCaf, environmentOf, releaseReservation, reserveFolio } from './folios.ts';
+import { checkReferences } from './references.ts';
+import {
+  confirmReservation,
+  ensureSandboxCaf,
+  environmentOf,
+  type FolioReservation,
+  releaseReservation,
+  reserveFolio,
+} from './folios.ts';
 import { cafMaterialById, signingCertificate } from './key-material.ts';
 import { buildSubmissionEnvelope, insertSubmission, submitNow } from './submissions.ts';
 
@@ -50,71 +62,6 @@ export interface IssueResult {
   env: Environment;
   /** Live: why the document could not be sent yet (it is saved and will be retried). */
   warning?: string;
-}
-
-const isOwnDteType = (t: string): t is `${DteType}` => (DTE_TYPES as readonly number[]).map(String).includes(t);
-
-/** Checks references to documents of this issuer; returns the one a 61/CodRef 1 voids. */
-async function checkReferences(
-  ctx: AppContext,
-  issuer: Issuer,
-  env: Environment,
-  doc: DteDocument,
-): Promise<Document | null> {
-  let voided: Document | null = null;
-  for (const [i, ref] of doc.refs.entries()) {
-    // References to the electronic types Timbre issues must point at a document this issuer
-    // really issued (in the same environment). Other reference types (paper documents 30…,
-    // 801 orden de compra, 802 nota de pedido, SET, …) cannot be checked and are accepted.
-    if (!isOwnDteType(ref.type) || !/^\d+$/.test(ref.folio)) continue;
-    const target = await ctx.db.prisma.document.findUnique({
-      where: {
-        issuerId_type_folio_environment: {
-          issuerId: issuer.id,
-          type: Number(ref.type),
-          folio: Number(ref.folio),
-          environment: env,
-        },
-      },
-    });
-    if (!target) {
-      throw new AppError(
-        'REFERENCE_NOT_FOUND',
-        `refs[${i}]: this issuer has no ${env} document of type ${ref.type} with folio ${ref.folio}.`,
-        {
-          details: [
-            { path: `refs[${i}].folio`, message: `no ${env} document of type ${ref.type} with folio ${ref.folio}` },
-          ],
-        },
-      );
-    }
-    if (doc.type === 61 && ref.code === 1) {
-      if (target.estadoSii === 'anulado') {
-        throw new AppError(
-          'VALIDATION_FAILED',
-          `refs[${i}]: the document ${ref.type}/${ref.folio} is already voided.`,
-          {
-            details: [{ path: `refs[${i}].folio`, message: 'the referenced document is already voided' }],
-          },
-        );
-      }
-      const t = doc.totals;
-      const same =
-        Number(target.total) === t.total &&
-        Number(target.net) === t.net &&
-        Number(target.exempt) === t.exempt &&
-        Number(target.vat) === t.vat;
-      if (!same) {
-        throw new AppError(
-          'TOTALS_MISMATCH',
-          `A credit note that voids (CodRef 1) must repeat the original totals: document ${ref.type}/${ref.folio} has total ${target.total} (net ${target.net}, exempt ${target.exempt}, VAT ${target.vat}); this note has total ${t.total} (net ${t.net}, exempt ${t.exempt}, VAT ${t.vat}).`,
-          { details: [{ path: 'items', message: `totals must equal those of ${ref.type}/${ref.folio}` }] },
-        );
-      }
-      voided = target;
-    }
-  }
-  return voided;
 }
 
 export interface IssueOptions {
@@ -150,50 +97,7 @@ export async function issueDocument(
       const doc: DteDocument = { ...draft, folio: reservation.folio };
       const built = await buildSigned(ctx, { doc, cafId: reservation.cafId, cert, env, timestamp });
       const envelope = env === 'live' ? await buildSubmissionEnvelope(ctx, issuer, built.bytes, doc.type) : null;
-      stored = await ctx.db.prisma.$transaction(
-        async (tx) => {
-          if (!(await confirmReservation(tx, reservation))) throw new LeaseLost();
-          const created = await tx.document.create({
-            data: {
-              issuerId: issuer.id,
-              environment: env,
-              type: doc.type,
-              folio: doc.folio,
-              cafId: reservation.cafId,
-              date: new Date(`${date}T00:00:00Z`),
-              receiverRut: doc.receiver.rut,
-              receiverName: doc.receiver.name ?? '',
-              searchText: searchable(`${doc.receiver.rut} ${doc.receiver.name ?? ''}`),
-              net: BigInt(doc.totals.net),
-              exempt: BigInt(doc.totals.exempt),
-              vat: BigInt(doc.totals.vat),
-              vatRate: doc.totals.vatRate,
-              total: BigInt(doc.totals.total),
-              request: req as unknown as Prisma.InputJsonValue,
-              model: doc as unknown as Prisma.InputJsonValue,
-              signedXml: new Uint8Array(built.bytes),
-              ted: built.ted,
-              publicToken: randomBytes(24).toString('base64url'),
-              estadoSii: env === 'sandbox' ? 'local' : 'pendiente',
-            },
-          });
-          if (opts.idempotencyId) {
-            await tx.idempotencyKey.update({ where: { id: opts.idempotencyId }, data: { documentId: created.id } });
-          }
-          // Sandbox: a voiding credit note voids at once (live waits for the SII's acceptance).
-          if (voided && env === 'sandbox') {
-            await tx.document.update({
-              where: { id: voided.id },
-              data: { estadoSii: 'anulado', voidedById: created.id },
-            });
-          }
-          // Live: the envelope commits with the document, so no live document exists without
-          // its submission (the outbox the background jobs work from).
-          const submission = envelope ? await insertSubmission(tx, issuer, created, envelope) : null;
-          return { created, submissionId: submission?.id ?? null };
-        },
-        { timeout: 30_000, maxWait: 30_000 },
-      );
+      stored = await persistDocument(ctx, { issuer, env, date, req, doc, reservation, built, envelope, voided, opts });
     } catch (err) {
       // The folio goes back at once, whatever failed (the transaction rolled back).
       await releaseReservation(ctx, reservation).catch((e: unknown) =>
@@ -208,6 +112,75 @@ export async function issueDocument(
     if (!stored.submissionId) return { document: stored.created, env };
     return submitAfterCommit(ctx, stored.created, stored.submissionId);
   }
+}
+
+interface PersistInput {
+  issuer: Issuer;
+  env: Environment;
+  date: string;
+  req: IssueRequest;
+  doc: DteDocument;
+  reservation: FolioReservation;
+  built: { ted: string; bytes: Buffer };
+  envelope: Buffer | null;
+  voided: Document | null;
+  opts: IssueOptions;
+}
+
+/**
+ * The persist stage, one transaction: confirm the reserved folio, insert the document with its
+ * signed bytes, link the Idempotency-Key, void the referenced document (sandbox) and queue the
+ * live submission. Either all of it commits or none of it does.
+ */
+async function persistDocument(
+  ctx: AppContext,
+  input: PersistInput,
+): Promise<{ created: Document; submissionId: string | null }> {
+  const { issuer, env, date, req, doc, reservation, built, envelope, voided, opts } = input;
+  return ctx.db.prisma.$transaction(
+    async (tx) => {
+      if (!(await confirmReservation(tx, reservation))) throw new LeaseLost();
+      const created = await tx.document.create({
+        data: {
+          issuerId: issuer.id,
+          environment: env,
+          type: doc.type,
+          folio: doc.folio,
+          cafId: reservation.cafId,
+          date: new Date(`${date}T00:00:00Z`),
+          receiverRut: doc.receiver.rut,
+          receiverName: doc.receiver.name ?? '',
+          searchText: searchable(`${doc.receiver.rut} ${doc.receiver.name ?? ''}`),
+          net: BigInt(doc.totals.net),
+          exempt: BigInt(doc.totals.exempt),
+          vat: BigInt(doc.totals.vat),
+          vatRate: doc.totals.vatRate,
+          total: BigInt(doc.totals.total),
+          request: req as unknown as Prisma.InputJsonValue,
+          model: doc as unknown as Prisma.InputJsonValue,
+          signedXml: new Uint8Array(built.bytes),
+          ted: built.ted,
+          publicToken: randomBytes(24).toString('base64url'),
+          estadoSii: env === 'sandbox' ? 'local' : 'pendiente',
+        },
+      });
+      if (opts.idempotencyId) {
+        await tx.idempotencyKey.update({ where: { id: opts.idempotencyId }, data: { documentId: created.id } });
+      }
+      // Sandbox: a voiding credit note voids at once (live waits for the SII's acceptance).
+      if (voided && env === 'sandbox') {
+        await tx.document.update({
+          where: { id: voided.id },
+          data: { estadoSii: 'anulado', voidedById: created.id },
+        });
+      }
+      // Live: the envelope commits with the document, so no live document exists without
+      // its submission (the outbox the background jobs work from).
+      const submission = envelope ? await insertSubmission(tx, issuer, created, envelope) : null;
+      return { created, submissionId: submission?.id ?? null };
+    },
+    { timeout: 30_000, maxWait: 30_000 },
+  );
 }
 
 /** This request kept its reserved folio longer than its lease and another request took it. */

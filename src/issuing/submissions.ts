@@ -31,7 +31,7 @@ import {
   SiiUnavailableError,
   type UploadResult,
 } from '../sii/types.ts';
-import { santiagoTimestamp } from './chile-time.ts';
+import { santiagoTimestamp } from '../dte/chile-time.ts';
 import { signingCertificate } from './key-material.ts';
 import type { EstadoSii } from './list-documents.ts';
 import {

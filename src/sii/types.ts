@@ -2,7 +2,7 @@
  * The one interface between Timbre and the SII (DESIGN §6): authentication is internal to an
  * implementation (seed → signed seed → token, cached per certificate and service), callers
  * only upload envelopes and ask for states. The real implementation speaks the SII's SOAP and
- * HTTP (src/sii/client.ts); the local simulator (src/sii/simulator/) answers the same
+ * HTTP (src/sii/client.ts); the local simulator (src/sii-simulator/) answers the same
  * protocol, so tests exercise the real client against it.
  *
  * Two services exist (REFERENCE §7): "dte" (DTEWS SOAP + cgi_dte/UPL/DTEUpload) for facturas,

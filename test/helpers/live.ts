@@ -6,7 +6,7 @@
 import { importCertificate } from '../../src/admin/certificates.ts';
 import { generateTestCertificate } from '../../src/dte/certificate.ts';
 import type { Issuer } from '../../src/generated/prisma/client.ts';
-import { createSiiSimulator, type SiiSimulator } from '../../src/sii/simulator/index.ts';
+import { createSiiSimulator, type SiiSimulator } from '../../src/sii-simulator/index.ts';
 import { buildTestApp, createTestIssuer, createTestKey, type TestApp } from './app.ts';
 
 export const SENDER_RUT = '13185095-6';

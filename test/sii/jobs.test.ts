@@ -4,7 +4,7 @@
  * twice (checked on the simulator's side: one upload per document, never even a re-upload).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SiiSimulator } from '../../src/sii/simulator/index.ts';
+import type { SiiSimulator } from '../../src/sii-simulator/index.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { createLiveIssuer, estadoOf, eventually, startLiveApp, startSimulator } from '../helpers/live.ts';
 import { factura } from '../helpers/requests.ts';

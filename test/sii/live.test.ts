@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importCertificate } from '../../src/admin/certificates.ts';
 import { generateTestCertificate } from '../../src/dte/certificate.ts';
-import type { SiiSimulator } from '../../src/sii/simulator/index.ts';
+import type { SiiSimulator } from '../../src/sii-simulator/index.ts';
 import { buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
 import {
   createLiveIssuer,

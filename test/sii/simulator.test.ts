@@ -21,8 +21,8 @@ import { buildTed } from '../../src/dte/ted.ts';
 import { computeDocument } from '../../src/dte/totals.ts';
 import { escapeXml } from '../../src/dte/xml-text.ts';
 import { encodeLatin1, parseXml, signDte, signXml, withXmlDeclaration } from '../../src/dte/xmldsig.ts';
-import { santiagoDate } from '../../src/issuing/chile-time.ts';
-import { createSiiSimulator, type SiiSimulator } from '../../src/sii/simulator/index.ts';
+import { santiagoDate } from '../../src/dte/chile-time.ts';
+import { createSiiSimulator, type SiiSimulator } from '../../src/sii-simulator/index.ts';
 import { factura, RECEIVER, requestFor } from '../helpers/requests.ts';
 
 const ISSUER_RUT = '76177907-9';
@@ -946,7 +946,7 @@ describe('faults', () => {
 describe('npm run sii-sim', () => {
   it('prints the environment a Timbre operator sets, writes the key file, and stops on SIGTERM', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'sii-sim-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/sii/simulator/main.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/sii-simulator/main.ts'], {
       env: { ...process.env, SII_SIM_PORT: '0', SII_SIM_DATA_DIR: dataDir },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -8,10 +8,10 @@
  * 3. the Carátula → RCT.
  */
 import type { Element } from '@xmldom/xmldom';
-import { SII_RUT } from '../../dte/rut.ts';
-import { decodeXmlBytes } from '../../dte/xml-text.ts';
-import { parseXml, stripXmlDeclaration, verifyRootSignature } from '../../dte/xmldsig.ts';
-import { validateXml } from '../../dte/xsd.ts';
+import { SII_RUT } from '../dte/rut.ts';
+import { decodeXmlBytes } from '../dte/xml-text.ts';
+import { parseXml, stripXmlDeclaration, verifyRootSignature } from '../dte/xmldsig.ts';
+import { validateXml } from '../dte/xsd.ts';
 import type { ReceivedDte } from './received-dte.ts';
 import type { EnvelopeKind, RegisteredIssuer } from './state.ts';
 

@@ -10,7 +10,7 @@
  * SII documents only "query errors -1…-4").
  */
 import type { IncomingMessage } from 'node:http';
-import { decodeXmlBytes } from '../../dte/xml-text.ts';
+import { decodeXmlBytes } from '../dte/xml-text.ts';
 import type { SimContext } from './context.ts';
 import { htmlReply, parseRut, type Reply, reply, xmlReply } from './http-util.ts';
 import {

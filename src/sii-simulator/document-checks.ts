@@ -13,8 +13,8 @@
  * choices are listed in README.md ("Document checks").
  */
 import { verify } from 'node:crypto';
-import { type Caf, cafExpiresAt, cafPublicKey, type TrustedCafKey, verifyCafSignature } from '../../dte/caf.ts';
-import { verifyDte } from '../../dte/xmldsig.ts';
+import { type Caf, cafExpiresAt, cafPublicKey, type TrustedCafKey, verifyCafSignature } from '../dte/caf.ts';
+import { verifyDte } from '../dte/xmldsig.ts';
 import { magicReceiverError } from './magic.ts';
 import type { ReceivedDte, ReceivedTed, TedCaf } from './received-dte.ts';
 import type { DocumentEstado, DocumentRegistry, DocumentResult, SiiError } from './state.ts';

@@ -2,12 +2,12 @@
  * A DTE as the SII reads it out of an envelope: cut out verbatim (REFERENCE §5.1) and parsed
  * alone, with the fields the checks compare (IdDoc, Emisor, Receptor, Totales, Referencia, TED).
  */
-import type { Caf } from '../../dte/caf.ts';
+import type { Caf } from '../dte/caf.ts';
 import { createHash } from 'node:crypto';
 import type { Element } from '@xmldom/xmldom';
-import { extractDd } from '../../dte/ted.ts';
-import { flatten, unescapeXml } from '../../dte/xml-text.ts';
-import { parseXml, stripXmlDeclaration } from '../../dte/xmldsig.ts';
+import { extractDd } from '../dte/ted.ts';
+import { flatten, unescapeXml } from '../dte/xml-text.ts';
+import { parseXml, stripXmlDeclaration } from '../dte/xmldsig.ts';
 
 export interface ReceivedReference {
   /** TpoDocRef as written (a type number or a code such as SET). */

@@ -3,7 +3,7 @@
  * and QueryEstDte / boleta.electronica/{…}/estado for a document (§7.5), in the shapes of
  * shared/sii/responses (queryestup_*, queryestdte_*, boleta_rest_*).
  */
-import { santiagoTimestamp } from '../../issuing/chile-time.ts';
+import { santiagoTimestamp } from '../dte/chile-time.ts';
 import { respuesta } from './respuesta.ts';
 import {
   currentEstado,

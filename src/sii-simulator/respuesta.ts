@@ -5,7 +5,7 @@
  * RESP_HDR (captured live, REFERENCE §7.4), and so does the simulator, so a client that
  * depends on the order fails here first.
  */
-import { escapeXml } from '../../dte/xml-text.ts';
+import { escapeXml } from '../dte/xml-text.ts';
 
 const RESPUESTA_NS = 'http://www.sii.cl/XMLSchema';
 

@@ -4,7 +4,7 @@
  * type). Handlers build a `Reply`; the server writes it, or withholds it when a fault says so.
  */
 import type { IncomingMessage } from 'node:http';
-import { normalizeRut } from '../../dte/rut.ts';
+import { normalizeRut } from '../dte/rut.ts';
 
 /** The largest request body the simulator reads (an EnvioDTE of 2000 documents fits). */
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;

@@ -17,8 +17,8 @@
  * is taken; anything else ends in RSC, like a schema error, after REC.
  */
 import type { IncomingMessage } from 'node:http';
-import { santiagoTimestamp } from '../../issuing/chile-time.ts';
-import { decodeXmlBytes } from '../../dte/xml-text.ts';
+import { santiagoTimestamp } from '../dte/chile-time.ts';
+import { decodeXmlBytes } from '../dte/xml-text.ts';
 import type { SimContext } from './context.ts';
 import { screenEnvelope } from './envelope-checks.ts';
 import {

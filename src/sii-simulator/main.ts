@@ -15,7 +15,7 @@
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { generateTestCertificate } from '../../dte/certificate.ts';
+import { generateTestCertificate } from '../dte/certificate.ts';
 import { BOLETA_PREFIX } from './boleta-rest.ts';
 import { createSiiSimulator } from './simulator.ts';
 

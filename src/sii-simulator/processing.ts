@@ -10,8 +10,8 @@
  */
 import { createHash, randomInt } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { TrustedCafKey } from '../../dte/caf.ts';
-import { extractDtes } from '../../dte/xmldsig.ts';
+import type { TrustedCafKey } from '../dte/caf.ts';
+import { extractDtes } from '../dte/xmldsig.ts';
 import { checkDocument, unreadableDocument } from './document-checks.ts';
 import { caratulaError, envelopeText, readCaratula, type Screening, setSignatureValid } from './envelope-checks.ts';
 import { type ReceivedDte, readDte } from './received-dte.ts';

@@ -17,9 +17,9 @@
 import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadSiiCafKeys, type TrustedCafKey } from '../../dte/caf.ts';
-import { normalizeRut } from '../../dte/rut.ts';
-import { santiagoTimestamp } from '../../issuing/chile-time.ts';
+import { loadSiiCafKeys, type TrustedCafKey } from '../dte/caf.ts';
+import { normalizeRut } from '../dte/rut.ts';
+import { santiagoTimestamp } from '../dte/chile-time.ts';
 import { AuthStore, DEFAULT_TOKEN_TTL_MS, SEED_TTL_MS } from './auth.ts';
 import { BOLETA_PREFIX, handleBoletaRest } from './boleta-rest.ts';
 import type { SimContext } from './context.ts';

@@ -11,8 +11,8 @@
  * a 10-digit TRACKID. EnvioBOLETA is accepted here too, as in certification (REFERENCE §7.6).
  */
 import type { IncomingMessage } from 'node:http';
-import { santiagoTimestamp } from '../../issuing/chile-time.ts';
-import { escapeXml } from '../../dte/xml-text.ts';
+import { santiagoTimestamp } from '../dte/chile-time.ts';
+import { escapeXml } from '../dte/xml-text.ts';
 import type { SimContext } from './context.ts';
 import { screenEnvelope } from './envelope-checks.ts';
 import { cookie, hasContentLength, hasProgUserAgent, htmlReply, parseRut, type Reply, reply } from './http-util.ts';

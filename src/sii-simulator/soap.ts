@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Element } from '@xmldom/xmldom';
-import { parseXml, stripXmlDeclaration } from '../../dte/xmldsig.ts';
+import { parseXml, stripXmlDeclaration } from '../dte/xmldsig.ts';
 
 const SOAP_ENV = 'http://schemas.xmlsoap.org/soap/envelope/';
 const SOAP_ENC = 'http://schemas.xmlsoap.org/soap/encoding/';

@@ -17,8 +17,8 @@
  */
 import { randomBytes, randomInt, type X509Certificate } from 'node:crypto';
 import type { Element } from '@xmldom/xmldom';
-import { holderRutOfCertificate } from '../../dte/certificate.ts';
-import { parseXml, stripXmlDeclaration, verifyRootSignature } from '../../dte/xmldsig.ts';
+import { holderRutOfCertificate } from '../dte/certificate.ts';
+import { parseXml, stripXmlDeclaration, verifyRootSignature } from '../dte/xmldsig.ts';
 
 export type SiiService = 'dte' | 'boleta';
 

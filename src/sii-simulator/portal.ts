@@ -15,8 +15,8 @@
  */
 import type { KeyObject } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { generateCaf } from '../../dte/caf.ts';
-import { santiagoDate, santiagoTimestamp } from '../../issuing/chile-time.ts';
+import { generateCaf } from '../dte/caf.ts';
+import { santiagoDate, santiagoTimestamp } from '../dte/chile-time.ts';
 import type { SimContext } from './context.ts';
 import { cookie, htmlReply, mediaType, parseRut, type Reply, reply } from './http-util.ts';
 import type { RegisteredIssuer } from './state.ts';
