@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { buildDteXml } from '../dte/dte-xml.ts';
 import type { IssueRequest } from '../dte/issue-request.ts';
-import { DTE_TYPES, type DteDocument, type DteType, type IssuerInfo } from '../dte/model.ts';
+import type { DteDocument, IssuerInfo } from '../dte/model.ts';
 import type { SigningCertificate } from '../dte/certificate.ts';
 import { buildTed } from '../dte/ted.ts';
 import { computeDocument } from '../dte/totals.ts';
