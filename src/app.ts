@@ -36,6 +36,11 @@ export interface BuildAppOptions {
   logger?: Logger;
   /** The SII; default: the real client on the configured SII URLs (the simulator's, locally). */
   sii?: SiiClient;
+  /**
+   * false: no job queue at all, and the database is never touched while starting. Only for
+   * tools that read the route table without serving (scripts/openapi.ts writes /openapi.json).
+   */
+  jobs?: boolean;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -70,6 +75,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   // Background jobs start with the app (a queue that only sends wake-ups when JOBS_ENABLED is
   // false) and stop before the database closes.
   app.addHook('onReady', async () => {
+    if (opts.jobs === false) return;
     ctx.jobs = await startJobs(ctx, { work: opts.config.JOBS_ENABLED });
   });
   app.addHook('onClose', async () => {

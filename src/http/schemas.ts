@@ -3,16 +3,30 @@ import { z } from 'zod';
 import { isRealDate } from '../admin/validation.ts';
 import { DTE_TYPES } from '../dte/model.ts';
 import { ERROR_CATALOG } from '../errors.ts';
+import { ESTADOS_SII } from '../issuing/list-documents.ts';
 
 /** `{rut}` in paths: any string here; the auth hook compares it with the key's issuer. */
-export const rutParams = z.object({ rut: z.string().max(20) });
+export const rutParam = z
+  .string()
+  .max(20)
+  .meta({ description: "The issuer's RUT, with hyphen and check digit.", examples: ['76086428-5'] });
+export const rutParams = z.object({ rut: rutParam });
 
+export const errorDetailSchema = z.object({
+  path: z.string().meta({ description: 'The field, e.g. `items[0].qty`, `query`, `Idempotency-Key`.' }),
+  message: z.string(),
+});
+
+/**
+ * The error envelope, as the routes serialise it. The published description uses the `Error`
+ * schema of src/http/openapi.ts, narrowed per operation to the codes it can answer.
+ */
 export const errorResponse = z.object({
   ok: z.literal(false),
   error: z.string(),
   code: z.enum(Object.keys(ERROR_CATALOG) as [keyof typeof ERROR_CATALOG, ...(keyof typeof ERROR_CATALOG)[]]),
   request_id: z.string(),
-  details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  details: z.array(errorDetailSchema).optional(),
 });
 
 /** Error responses every authenticated route may answer. */
@@ -25,23 +39,50 @@ export const commonErrors = {
   500: errorResponse,
 };
 
+/*
+ * Query and path values arrive as text and are validated as text (so a bad value answers the
+ * same 400 with the same message); `.meta()` gives the published description the type a
+ * client sends. zod drops `default` from a transformed input, hence `x-default`, which
+ * src/http/openapi.ts turns back into `default`.
+ */
+
 /** A query-string integer written in plain digits ("007" and "1e3" are refused). */
-export const queryInt = (name: string, min: number, max: number) =>
+export const queryInt = (
+  name: string,
+  min: number,
+  max: number,
+  doc: { default?: number; description?: string } = {},
+) =>
   z
     .string()
     .regex(/^\d{1,10}$/, `${name} must be a whole number`)
     .transform(Number)
-    .refine((n) => n >= min && n <= max, `${name} must be between ${min} and ${max}`);
+    .refine((n) => n >= min && n <= max, `${name} must be between ${min} and ${max}`)
+    .meta({
+      type: 'integer',
+      minimum: min,
+      maximum: max,
+      pattern: undefined,
+      ...(doc.default !== undefined && { 'x-default': doc.default }),
+      ...(doc.description !== undefined && { description: doc.description }),
+    });
 
-export const queryDate = (name: string) =>
-  z.string().refine(isRealDate, `${name} must be a real date written YYYY-MM-DD`);
+export const queryDate = (name: string, description?: string) =>
+  z
+    .string()
+    .refine(isRealDate, `${name} must be a real date written YYYY-MM-DD`)
+    .meta({ format: 'date', ...(description !== undefined && { description }) });
 
 export const dteTypeQuery = z
   .string()
   .refine((s) => (DTE_TYPES as readonly number[]).includes(Number(s)) && /^\d+$/.test(s), {
     message: `tipo_dte must be one of ${DTE_TYPES.join(', ')}`,
   })
-  .transform((s) => Number(s) as (typeof DTE_TYPES)[number]);
+  .transform((s) => Number(s) as (typeof DTE_TYPES)[number])
+  .meta({ type: 'integer', enum: [...DTE_TYPES], description: 'Document type.' });
+
+/** A document type in a JSON body or answer (the documented enum; the runtime check is the caller's). */
+export const dteTypeDoc = { enum: [...DTE_TYPES], description: 'Document type: 33, 34, 39, 41, 46, 52, 56 or 61.' };
 
 export const totalsSchema = z.object({
   net: z.number().int(),
@@ -51,16 +92,26 @@ export const totalsSchema = z.object({
   total: z.number().int(),
 });
 
+/** `estado_sii` in answers (documented enum; the values are ours, src/issuing/list-documents.ts). */
+export const estadoSiiSchema = z.string().meta({
+  enum: [...ESTADOS_SII],
+  description:
+    'local (sandbox, never sent) · pendiente (not yet received by the SII; retried) · enviado · aceptado · aceptado_con_reparos · rechazado · anulado',
+});
+
+export const dateSchema = z.string().meta({ format: 'date' });
+export const urlSchema = z.string().meta({ format: 'uri' });
+
 export const documentSchema = z.object({
-  type: z.number().int(),
+  type: z.number().int().meta(dteTypeDoc),
   folio: z.number().int(),
-  date: z.string(),
+  date: dateSchema,
   receiver: z.object({ rut: z.string(), name: z.string() }),
   totals: totalsSchema,
   env: z.enum(['sandbox', 'live']),
-  estado_sii: z.string(),
+  estado_sii: estadoSiiSchema,
   track_id: z.string().nullable(),
-  pdf_url: z.string(),
-  xml_url: z.string(),
-  created_at: z.string(),
+  pdf_url: urlSchema.meta({ description: 'The PDF, with the document token `tk`: opens without a key.' }),
+  xml_url: urlSchema.meta({ description: 'The signed XML, with the document token `tk`.' }),
+  created_at: z.string().meta({ format: 'date-time' }),
 });

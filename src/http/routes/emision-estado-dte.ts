@@ -4,27 +4,29 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { documentStatus } from '../../issuing/document-status.ts';
 import { requireAuth } from '../auth.ts';
-import { commonErrors, errorResponse, rutParams } from '../schemas.ts';
+import { routeDoc } from '../openapi.ts';
+import { commonErrors, dteTypeDoc, errorResponse, estadoSiiSchema, rutParams } from '../schemas.ts';
 
 const body = z.strictObject({
-  type: z.number().int().min(1).max(999),
+  type: z.number().int().min(1).max(999).meta(dteTypeDoc),
   folio: z.number().int().min(1).max(9_999_999_999),
 });
 
 const statusResponse = z.object({
   ok: z.literal(true),
-  type: z.number().int(),
+  type: z.number().int().meta(dteTypeDoc),
   folio: z.number().int(),
   env: z.enum(['sandbox', 'live']),
-  estado_sii: z.string(),
+  estado_sii: estadoSiiSchema,
   sii: z
     .object({
-      estado: z.string().nullable(),
+      estado: z.string().nullable().meta({ description: 'The raw SII state code (e.g. EPR, DOK, RCH).' }),
       glosa: z.string().nullable(),
       track_id: z.string(),
-      checked_at: z.string().nullable(),
+      checked_at: z.string().nullable().meta({ format: 'date-time' }),
     })
-    .nullable(),
+    .nullable()
+    .meta({ description: 'Live only: what the SII answered. null in sandbox.' }),
 });
 
 export function emisionEstadoDteRoute(ctx: AppContext): FastifyPluginAsyncZod {
@@ -35,11 +37,40 @@ export function emisionEstadoDteRoute(ctx: AppContext): FastifyPluginAsyncZod {
         // Asking the SII is a read: any role may do it (it stores the answer it got).
         config: { auth: 'read' },
         schema: {
-          summary: "A document's state at the SII",
-          tags: ['documents'],
+          ...routeDoc({
+            operationId: 'getDocumentStatus',
+            summary: "A document's state at the SII",
+            description:
+              "Live: asks the SII now (the upload's state by track id, then the document's) and stores the answer. Sandbox: the stored document, `sii: null`, without asking anyone.",
+            tags: ['documents'],
+            success: "The document's state",
+            errors: [
+              'DOCUMENT_NOT_FOUND',
+              'NO_CERTIFICATE',
+              'CERTIFICATE_EXPIRED',
+              'CERTIFICATE_NOT_YET_VALID',
+              'SII_UNAVAILABLE',
+            ],
+            example: {
+              request: { type: 33, folio: 1 },
+              response: {
+                ok: true,
+                type: 33,
+                folio: 1,
+                env: 'live',
+                estado_sii: 'aceptado',
+                sii: {
+                  estado: 'DOK',
+                  glosa: 'Documento Recibido por el SII. Datos Coinciden con los Registrados',
+                  track_id: '0212345678',
+                  checked_at: '2026-11-23T13:07:10.000Z',
+                },
+              },
+            },
+          }),
           params: rutParams,
           body,
-          response: { 200: statusResponse, ...commonErrors, 502: errorResponse },
+          response: { 200: statusResponse, ...commonErrors, 422: errorResponse, 502: errorResponse },
         },
       },
       async (request) => {

@@ -7,12 +7,13 @@ import { AppError } from '../../errors.ts';
 import { issueResponse } from '../../issuing/issue-document.ts';
 import { resubmitDocument } from '../../issuing/resubmit.ts';
 import { requireAuth } from '../auth.ts';
-import { commonErrors, errorResponse } from '../schemas.ts';
-import { issueResponseSchema } from './emitir.ts';
+import { routeDoc } from '../openapi.ts';
+import { commonErrors, dteTypeDoc, errorResponse, rutParam } from '../schemas.ts';
+import { issueResponseExample, issueResponseSchema } from './emitir.ts';
 
 const body = z.strictObject({
-  rut: z.string().max(20),
-  type: z.number().int().min(1).max(999),
+  rut: rutParam,
+  type: z.number().int().min(1).max(999).meta(dteTypeDoc),
   folio: z.number().int().min(1).max(9_999_999_999),
 });
 
@@ -36,10 +37,33 @@ export function emisionReenviarRoute(ctx: AppContext): FastifyPluginAsyncZod {
           }
         },
         schema: {
-          summary: 'Send a saved document to the SII again',
-          description:
-            'Re-sends the stored signed document (never re-signed, never a new folio). Sandbox documents: 422.',
-          tags: ['documents'],
+          ...routeDoc({
+            operationId: 'resubmitDocument',
+            summary: 'Send a saved document to the SII again',
+            description:
+              'Re-sends the stored signed document (never re-signed, never a new folio) and answers like the issue. The key must belong to `rut` and may not be a viewer. A document the SII already accepted is not sent again (`warning` says so). Sandbox documents: 422 `SANDBOX_NOT_SUBMITTABLE`.',
+            tags: ['documents'],
+            success: 'The document, as sent',
+            errors: [
+              'FORBIDDEN_ISSUER',
+              'FORBIDDEN_ROLE',
+              'DOCUMENT_NOT_FOUND',
+              'SANDBOX_NOT_SUBMITTABLE',
+              'NO_CERTIFICATE',
+              'CERTIFICATE_EXPIRED',
+              'CERTIFICATE_NOT_YET_VALID',
+            ],
+            example: {
+              request: { rut: '76086428-5', type: 33, folio: 1 },
+              response: {
+                ...issueResponseExample,
+                env: 'live',
+                estado_sii: 'enviado',
+                sii: { estado: 'REC', glosa: 'Envío recibido', track_id: '0212345678' },
+                track_id: '0212345678',
+              },
+            },
+          }),
           body,
           response: { 200: issueResponseSchema, ...commonErrors, 409: errorResponse, 422: errorResponse },
         },

@@ -4,18 +4,27 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { ESTADOS_SII, listDocuments } from '../../issuing/list-documents.ts';
 import { requireAuth } from '../auth.ts';
+import { routeDoc } from '../openapi.ts';
 import { commonErrors, documentSchema, dteTypeQuery, queryDate, queryInt, rutParams } from '../schemas.ts';
+import { issueResponseExample } from './emitir.ts';
 
 const querystring = z
   .strictObject(
     {
       tipo_dte: dteTypeQuery.optional(),
-      estado_sii: z.enum(ESTADOS_SII, { message: `estado_sii must be one of ${ESTADOS_SII.join(', ')}` }).optional(),
-      desde: queryDate('desde').optional(),
-      hasta: queryDate('hasta').optional(),
-      q: z.string().max(100, 'q must be at most 100 characters').optional(),
-      page: queryInt('page', 1, 1_000_000).optional(),
-      limit: queryInt('limit', 1, 100).optional(),
+      estado_sii: z
+        .enum(ESTADOS_SII, { message: `estado_sii must be one of ${ESTADOS_SII.join(', ')}` })
+        .optional()
+        .meta({ description: "Only documents in this state at the SII (Timbre's normalised state)." }),
+      desde: queryDate('desde', 'Issue date from (inclusive).').optional(),
+      hasta: queryDate('hasta', 'Issue date up to (inclusive).').optional(),
+      q: z
+        .string()
+        .max(100, 'q must be at most 100 characters')
+        .optional()
+        .meta({ description: "The receiver's RUT or name (case and accents ignored), or an exact folio." }),
+      page: queryInt('page', 1, 1_000_000, { default: 1, description: 'Page number, from 1.' }).optional(),
+      limit: queryInt('limit', 1, 100, { default: 30, description: 'Page size.' }).optional(),
     },
     {
       error: (issue) =>
@@ -34,8 +43,38 @@ export function emisionesRoute(ctx: AppContext): FastifyPluginAsyncZod {
       {
         config: { auth: 'read' },
         schema: {
-          summary: 'List issued documents',
-          tags: ['documents'],
+          ...routeDoc({
+            operationId: 'listDocuments',
+            summary: 'List issued documents',
+            description:
+              "The issuer's documents of its current environment, newest first, filtered and paged. `total` counts every match.",
+            tags: ['documents'],
+            success: 'A page of documents',
+            errors: [],
+            example: {
+              response: {
+                ok: true,
+                data: [
+                  {
+                    type: 33,
+                    folio: 1,
+                    date: '2026-11-23',
+                    receiver: { rut: '76354771-K', name: 'Comercial Los Andes SpA' },
+                    totals: { net: 17980, exempt: 0, vat: 3416, vat_rate: 19, total: 21396 },
+                    env: 'sandbox',
+                    estado_sii: 'local',
+                    track_id: null,
+                    pdf_url: issueResponseExample.pdf_url,
+                    xml_url: issueResponseExample.xml_url,
+                    created_at: '2026-11-23T13:05:42.120Z',
+                  },
+                ],
+                total: 1,
+                page: 1,
+                limit: 30,
+              },
+            },
+          }),
           params: rutParams,
           querystring,
           response: {

@@ -5,22 +5,49 @@ import type { AppContext } from '../../context.ts';
 import { issueRequestSchema } from '../../dte/issue-request.ts';
 import { documentById, issueDocument, issueResponse } from '../../issuing/issue-document.ts';
 import { requireAuth } from '../auth.ts';
-import { commonErrors, errorResponse, rutParams, totalsSchema } from '../schemas.ts';
+import { routeDoc } from '../openapi.ts';
+import {
+  commonErrors,
+  dateSchema,
+  dteTypeDoc,
+  errorResponse,
+  estadoSiiSchema,
+  rutParams,
+  totalsSchema,
+  urlSchema,
+} from '../schemas.ts';
 
 export const issueResponseSchema = z.object({
   ok: z.literal(true),
   env: z.enum(['sandbox', 'live']),
-  sii: z.object({ estado: z.string().nullable(), glosa: z.string().nullable(), track_id: z.string() }).nullable(),
-  type: z.number().int(),
+  sii: z
+    .object({ estado: z.string().nullable(), glosa: z.string().nullable(), track_id: z.string() })
+    .nullable()
+    .meta({ description: 'Live only: the raw SII state, its text and the upload track id. null in sandbox.' }),
+  type: z.number().int().meta(dteTypeDoc),
   folio: z.number().int(),
-  date: z.string(),
-  estado_sii: z.string(),
+  date: dateSchema,
+  estado_sii: estadoSiiSchema,
   totals: totalsSchema,
-  track_id: z.string().optional(),
-  pdf_url: z.string(),
-  xml_url: z.string(),
-  warning: z.string().optional(),
+  track_id: z.string().optional().meta({ description: 'Live only; empty when the submission failed.' }),
+  pdf_url: urlSchema,
+  xml_url: urlSchema,
+  warning: z.string().optional().meta({ description: 'The document is saved, but sending it to the SII failed.' }),
 });
+
+/** An issue answer as examples show it (sandbox factura of the demo issuer). */
+export const issueResponseExample = {
+  ok: true,
+  env: 'sandbox',
+  sii: null,
+  type: 33,
+  folio: 1,
+  date: '2026-11-23',
+  estado_sii: 'local',
+  totals: { net: 17980, exempt: 0, vat: 3416, vat_rate: 19, total: 21396 },
+  pdf_url: 'http://localhost:3000/api/76086428-5/pdf/33/1?tk=Yp0b8r2m4Qx7sV1nK3dLw9eJ5tH6cA0f',
+  xml_url: 'http://localhost:3000/api/76086428-5/xml/33/1?tk=Yp0b8r2m4Qx7sV1nK3dLw9eJ5tH6cA0f',
+};
 
 export function emitirRoute(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -37,8 +64,42 @@ export function emitirRoute(ctx: AppContext): FastifyPluginAsyncZod {
           },
         },
         schema: {
-          summary: 'Issue a document',
-          tags: ['documents'],
+          ...routeDoc({
+            operationId: 'issueDocument',
+            summary: 'Issue a document',
+            description:
+              'Builds, stamps (TED) and signs the document, stores it and, for a live issuer, sends it to the SII. Types 33, 34, 39, 41, 46, 52, 56 and 61 share this body; 39/41 take gross prices. A sandbox issuer (`sii_ambiente` 0) never contacts the SII: `env: "sandbox"`, `sii: null`. A failed submission is not an error: the document is saved and the answer carries `warning` (it is retried). Send `Idempotency-Key` to retry safely.',
+            tags: ['documents'],
+            success: 'The issued document',
+            errors: [
+              'TOTALS_MISMATCH',
+              'REFERENCE_NOT_FOUND',
+              'NO_CERTIFICATE',
+              'CERTIFICATE_EXPIRED',
+              'CERTIFICATE_NOT_YET_VALID',
+              'FOLIOS_EXHAUSTED',
+              'ISSUER_NOT_CONFIGURED',
+              'DOCUMENT_SCHEMA_INVALID',
+            ],
+            example: {
+              request: {
+                type: 33,
+                receiver: {
+                  rut: '76354771-K',
+                  name: 'Comercial Los Andes SpA',
+                  activity: 'Venta al por menor',
+                  address: 'Av. Apoquindo 4500',
+                  comuna: 'Las Condes',
+                  city: 'Santiago',
+                },
+                items: [
+                  { name: 'Martillo carpintero', qty: 2, price: 5990 },
+                  { name: 'Caja de clavos 2"', qty: 1, price: 6000 },
+                ],
+              },
+              response: issueResponseExample,
+            },
+          }),
           params: rutParams,
           body: issueRequestSchema,
           response: { 200: issueResponseSchema, ...commonErrors, 409: errorResponse, 422: errorResponse },

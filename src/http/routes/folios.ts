@@ -5,15 +5,16 @@ import type { AppContext } from '../../context.ts';
 import { DTE_TYPES, type DteType } from '../../dte/model.ts';
 import { listFolios, requestFolios } from '../../issuing/folios.ts';
 import { requireAuth } from '../auth.ts';
-import { commonErrors, errorResponse, rutParams } from '../schemas.ts';
+import { routeDoc } from '../openapi.ts';
+import { commonErrors, dateSchema, dteTypeDoc, errorResponse, rutParams } from '../schemas.ts';
 
 const rangeSchema = z.object({
   from: z.number().int(),
   to: z.number().int(),
-  next: z.number().int(),
+  next: z.number().int().meta({ description: 'The next folio to be used.' }),
   available: z.number().int(),
-  authorised_at: z.string(),
-  expires_at: z.string().nullable(),
+  authorised_at: dateSchema,
+  expires_at: z.string().nullable().meta({ format: 'date' }),
   expired: z.boolean(),
 });
 
@@ -21,7 +22,8 @@ const requestBody = z.strictObject({
   tipo_dte: z
     .number({ message: 'tipo_dte must be a number' })
     .int()
-    .refine((t) => (DTE_TYPES as readonly number[]).includes(t), `tipo_dte must be one of ${DTE_TYPES.join(', ')}`),
+    .refine((t) => (DTE_TYPES as readonly number[]).includes(t), `tipo_dte must be one of ${DTE_TYPES.join(', ')}`)
+    .meta(dteTypeDoc),
   cantidad: z
     .number({ message: 'cantidad must be a number' })
     .int('cantidad must be a whole number')
@@ -36,15 +38,49 @@ export function foliosRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       {
         config: { auth: 'read' },
         schema: {
-          summary: 'Available CAF folios per document type',
-          tags: ['folios'],
+          ...routeDoc({
+            operationId: 'listFolios',
+            summary: 'Available CAF folios per document type',
+            description:
+              "The issuer's CAF ranges of its current environment, per document type, with how many folios are left.",
+            tags: ['folios'],
+            success: 'Folio ranges per type',
+            errors: [],
+            example: {
+              response: {
+                ok: true,
+                env: 'sandbox',
+                data: [
+                  {
+                    type: 33,
+                    ranges: [
+                      {
+                        from: 1,
+                        to: 100,
+                        next: 2,
+                        available: 99,
+                        authorised_at: '2026-11-23',
+                        expires_at: null,
+                        expired: false,
+                      },
+                    ],
+                    available: 99,
+                  },
+                ],
+              },
+            },
+          }),
           params: rutParams,
           response: {
             200: z.object({
               ok: z.literal(true),
               env: z.enum(['sandbox', 'live']),
               data: z.array(
-                z.object({ type: z.number().int(), ranges: z.array(rangeSchema), available: z.number().int() }),
+                z.object({
+                  type: z.number().int().meta(dteTypeDoc),
+                  ranges: z.array(rangeSchema),
+                  available: z.number().int(),
+                }),
               ),
             }),
             ...commonErrors,
@@ -62,20 +98,42 @@ export function foliosRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       {
         config: { auth: 'write', idempotent: true },
         schema: {
-          summary: 'Request a new CAF folio range',
-          tags: ['folios'],
+          ...routeDoc({
+            operationId: 'requestFolios',
+            summary: 'Request a new CAF folio range',
+            description:
+              "Live: obtains a CAF from the SII with the issuer's certificate, verifies it and stores it. Sandbox: generates a sandbox range at once. Send `Idempotency-Key` to retry safely (no second range).",
+            tags: ['folios'],
+            success: 'The new folio range',
+            errors: [
+              'NO_CERTIFICATE',
+              'CERTIFICATE_EXPIRED',
+              'CERTIFICATE_NOT_YET_VALID',
+              'CAF_INVALID',
+              'CAF_ISSUER_MISMATCH',
+              'CAF_KEY_MISMATCH',
+              'CAF_SIGNATURE_INVALID',
+              'CAF_ALREADY_IMPORTED',
+              'SII_UNAVAILABLE',
+            ],
+            example: {
+              request: { tipo_dte: 33, cantidad: 100 },
+              response: { ok: true, env: 'sandbox', type: 33, from: 101, to: 200, count: 100 },
+            },
+          }),
           params: rutParams,
           body: requestBody,
           response: {
             200: z.object({
               ok: z.literal(true),
               env: z.enum(['sandbox', 'live']),
-              type: z.number().int(),
+              type: z.number().int().meta(dteTypeDoc),
               from: z.number().int(),
               to: z.number().int(),
               count: z.number().int(),
             }),
             ...commonErrors,
+            409: errorResponse,
             422: errorResponse,
             502: errorResponse,
           },
