@@ -28,7 +28,7 @@ export const ERROR_CATALOG = {
   IDEMPOTENCY_KEY_REUSED: { status: 409, message: 'This Idempotency-Key was used with a different request body.' },
   IDEMPOTENCY_IN_PROGRESS: { status: 409, message: 'A request with this Idempotency-Key is still being processed.' },
   NO_CERTIFICATE: { status: 422, message: 'The issuer has no digital certificate.' },
-  CERTIFICATE_EXPIRED: { status: 422, message: 'The issuer’s digital certificate has expired.' },
+  CERTIFICATE_EXPIRED: { status: 422, message: 'The digital certificate has expired.' },
   CERTIFICATE_NOT_YET_VALID: { status: 422, message: 'The issuer’s digital certificate is not valid yet.' },
   FOLIOS_EXHAUSTED: { status: 422, message: 'No CAF folios are available for this document type.' },
   ISSUER_NOT_CONFIGURED: {
@@ -36,7 +36,6 @@ export const ERROR_CATALOG = {
     message: 'The issuer is not configured for live issuing (SII resolution missing).',
   },
   SANDBOX_NOT_SUBMITTABLE: { status: 422, message: 'Sandbox documents are never sent to the SII.' },
-  UNPROCESSABLE: { status: 422, message: 'The request cannot be processed.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests.' },
   // Operator (CLI) errors
   ISSUER_EXISTS: { status: 409, message: 'An issuer with that RUT already exists.' },
@@ -47,7 +46,6 @@ export const ERROR_CATALOG = {
   CAF_KEY_MISMATCH: { status: 422, message: 'The CAF private key (RSASK) does not match its public key (RSAPK).' },
   CAF_SIGNATURE_INVALID: { status: 422, message: 'The CAF signature (FRMA) does not verify with any trusted SII key.' },
   CAF_ALREADY_IMPORTED: { status: 409, message: 'This CAF range overlaps a range already imported for the issuer.' },
-  CERT_EXPIRED: { status: 422, message: 'The certificate has expired.' },
   CERT_BAD_PASSWORD: {
     status: 422,
     message: 'The .p12 password is wrong (the file’s integrity check does not verify with it).',
@@ -66,7 +64,6 @@ export const ERROR_CATALOG = {
     message: 'The generated document failed XSD validation (a Timbre bug); nothing was stored.',
   },
   SII_UNAVAILABLE: { status: 502, message: 'The SII could not be reached.' },
-  SERVICE_UNAVAILABLE: { status: 503, message: 'The service is shutting down or not ready.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.ts';
-import { AppError } from '../errors.ts';
+import { AppError, validationError } from '../errors.ts';
 import type { ApiKey, Issuer, Role } from '../generated/prisma/client.ts';
 import { findIssuerOrThrow } from './issuers.ts';
 
@@ -43,9 +43,7 @@ export async function createApiKey(
   input: { rut: string; role: string },
 ): Promise<{ record: ApiKey; key: string; issuer: Issuer }> {
   if (!(ROLES as readonly string[]).includes(input.role)) {
-    throw new AppError('VALIDATION_FAILED', `role must be one of ${ROLES.join(', ')}`, {
-      details: [{ path: 'role', message: `must be one of ${ROLES.join(', ')}` }],
-    });
+    throw validationError('role', `must be one of ${ROLES.join(', ')}`);
   }
   const issuer = await findIssuerOrThrow(ctx, input.rut, { includeInactive: true });
   const key = `${KEY_PREFIX}_${randomBody()}`;

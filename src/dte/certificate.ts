@@ -146,7 +146,7 @@ export function parsePkcs12(p12: Buffer, password: string): SigningCertificate {
 /** Refusals of `cert import`: expired, or no holder RUT to sign envelopes with. */
 export function assertUsableForImport(cert: SigningCertificate, now: Date): void {
   if (cert.notAfter <= now) {
-    throw new AppError('CERT_EXPIRED', `The certificate expired on ${cert.notAfter.toISOString()}.`);
+    throw new AppError('CERTIFICATE_EXPIRED', `The certificate expired on ${cert.notAfter.toISOString()}.`);
   }
   if (!cert.holderRut) throw new AppError('CERT_NO_HOLDER_RUT');
 }

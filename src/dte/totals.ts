@@ -7,7 +7,7 @@
  * Why integers: binary floating point and banker's rounding give $1 differences that the SII
  * rejects ("El Monto Total No Cuadra", REFERENCE §4.3): 1 350 × 19 % = 256.5 must be 257.
  */
-import { AppError } from '../errors.ts';
+import { type AppError, validationError } from '../errors.ts';
 import type { IssueItem, IssueRequest } from './issue-request.ts';
 import { decimalText } from './issue-request.ts';
 import {
@@ -51,9 +51,7 @@ export function splitGross(gross: number, ratePercent: number): { net: number; v
 }
 
 function tooLarge(path: string): AppError {
-  return new AppError('VALIDATION_FAILED', `${path}: the amount is too large`, {
-    details: [{ path, message: 'the amount is too large' }],
-  });
+  return validationError(path, 'the amount is too large');
 }
 
 const safe = (v: bigint, path: string): number => {

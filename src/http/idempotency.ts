@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
-import { AppError } from '../errors.ts';
+import { validationError } from '../errors.ts';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
@@ -36,9 +36,7 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
     if (header === undefined) return;
     const key = Array.isArray(header) ? header[0] : header;
     if (!key || !KEY.test(key)) {
-      throw new AppError('VALIDATION_FAILED', 'Idempotency-Key must be 1 to 255 printable ASCII characters.', {
-        details: [{ path: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }],
-      });
+      throw validationError('Idempotency-Key', 'must be 1 to 255 printable ASCII characters');
     }
     const issuerId = request.auth?.issuer.id;
     if (!issuerId) return;

@@ -101,7 +101,6 @@ const STATUS_TEXT: Record<number, string> = {
   429: 'Too many requests; retry after `Retry-After` seconds',
   500: 'Our failure; the request id finds it in the logs',
   502: 'The SII could not be reached or refused; nothing was changed',
-  503: 'This instance is shutting down; retry (another instance answers)',
 };
 
 type Json = Record<string, unknown>;

@@ -24,7 +24,7 @@ import { generateCaf, parseCaf } from '../dte/caf.ts';
 import type { DteType } from '../dte/model.ts';
 import { DTE_NAMES } from '../dte/model.ts';
 import type { AppContext } from '../context.ts';
-import { AppError } from '../errors.ts';
+import { AppError, validationError } from '../errors.ts';
 import type { Caf, Environment, Issuer, Prisma } from '../generated/prisma/client.ts';
 import { insertCaf, storeCaf, verifyCaf } from '../admin/cafs.ts';
 import { santiagoDate } from '../dte/chile-time.ts';
@@ -155,9 +155,7 @@ export async function generateSandboxRange(
   count: number,
 ): Promise<Caf> {
   if (!Number.isInteger(count) || count < 1 || count > MAX_SANDBOX_REQUEST) {
-    throw new AppError('VALIDATION_FAILED', `cantidad must be between 1 and ${MAX_SANDBOX_REQUEST}`, {
-      details: [{ path: 'cantidad', message: `must be between 1 and ${MAX_SANDBOX_REQUEST}` }],
-    });
+    throw validationError('cantidad', `must be between 1 and ${MAX_SANDBOX_REQUEST}`);
   }
   const signerKey = await sandboxCafSigner(ctx);
   return ctx.db.prisma.$transaction(async (tx) => {

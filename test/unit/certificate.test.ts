@@ -122,7 +122,7 @@ describe('refusals', () => {
       validDays: 30,
     });
     const expired = parsePkcs12(old.p12, old.password);
-    expect(appErrorOf(() => assertUsableForImport(expired, new Date())).code).toBe('CERT_EXPIRED');
+    expect(appErrorOf(() => assertUsableForImport(expired, new Date())).code).toBe('CERTIFICATE_EXPIRED');
     expect(() => assertUsableForImport(cert, new Date())).not.toThrow();
   });
 });
