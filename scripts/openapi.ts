@@ -4,6 +4,8 @@
  * PUBLIC_BASE_URL is left unset, so `servers` is the relative one).
  *
  *   npx tsx scripts/openapi.ts out.json   writes it to out.json
+ *   npx tsx scripts/openapi.ts --client   `npm run openapi:client`: rewrites the generated
+ *                                         client types, test/generated/timbre-api.d.ts
  *   npx tsx scripts/openapi.ts --lint     `npm run lint:openapi`: Redocly's recommended rules,
  *                                         failing on any error or warning (CI runs it)
  *
@@ -16,10 +18,11 @@ import { join, resolve } from 'node:path';
 import { buildApp } from '../src/app.ts';
 import { parseConfig } from '../src/config.ts';
 import type { Database } from '../src/db/database.ts';
+import { CLIENT_TYPES_PATH, clientTypes } from './openapi-types.ts';
 
 const arg = process.argv[2];
 if (!arg) {
-  console.error('usage: tsx scripts/openapi.ts <out.json> | --lint');
+  console.error('usage: tsx scripts/openapi.ts <out.json> | --lint | --client');
   process.exit(2);
 }
 
@@ -41,7 +44,11 @@ if (res.statusCode !== 200) {
 }
 const text = `${JSON.stringify(res.json(), null, 2)}\n`;
 
-if (arg !== '--lint') {
+if (arg === '--client') {
+  writeFileSync(CLIENT_TYPES_PATH, await clientTypes(res.json()));
+  rmSync(scratch, { recursive: true, force: true });
+  console.log(`wrote ${CLIENT_TYPES_PATH}`);
+} else if (arg !== '--lint') {
   writeFileSync(arg, text);
   rmSync(scratch, { recursive: true, force: true });
   console.log(`wrote ${arg}`);
