@@ -87,7 +87,11 @@ describe('generated client', () => {
     });
     expect(pdf.response.headers.get('content-type')).toBe('application/pdf');
     const pdfBlob: Blob = pdf.data!;
-    expect(Buffer.from(await pdfBlob.arrayBuffer()).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(
+      Buffer.from(await pdfBlob.arrayBuffer())
+        .subarray(0, 5)
+        .toString('latin1'),
+    ).toBe('%PDF-');
 
     // The XML with the document token alone, as the issue answer's xml_url carries it.
     const tk = new URL(issued.xml_url).searchParams.get('tk')!;
