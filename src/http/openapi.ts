@@ -26,7 +26,7 @@
  * `Idempotent-Replayed`, a body the 400/413 parsing codes. Every error status is documented as
  * the one `Error` schema of `components` narrowed to the codes the operation can answer, and
  * every answer carries the response headers that the hooks really set (`X-Request-Id`
- * everywhere; `RateLimit-*` once the request is authenticated, so never on 401/403).
+ * everywhere; `RateLimit-*` once the request passed the authentication hook, so not on its 401/403).
  * `test/http/openapi.test.ts` checks that every code a route's tests provoke is in its list.
  */
 import swagger from '@fastify/swagger';
@@ -69,6 +69,19 @@ export function routeDoc(input: RouteDocInput) {
   const { operationId, summary, description, tags, ...meta } = input;
   return { operationId, summary, description, tags, [META]: meta };
 }
+
+/**
+ * Codes the authentication hook answers. It runs before the rate-limit hook, so these answers
+ * carry no `RateLimit-*` headers — unless the route also answers the code later itself (it is
+ * then in the route's own `errors`, e.g. FORBIDDEN_ROLE of emision_reenviar).
+ */
+const AUTH_HOOK_CODES: readonly ErrorCode[] = [
+  'UNAUTHENTICATED',
+  'INVALID_API_KEY',
+  'FORBIDDEN_ISSUER',
+  'FORBIDDEN_ROLE',
+  'ISSUER_NOT_FOUND',
+];
 
 /** Codes the HTTP layer itself answers for a route of this shape. */
 function mechanismCodes(meta: RouteMeta): ErrorCode[] {
@@ -177,10 +190,13 @@ function components(): Json {
   };
 }
 
-function headersFor(status: number, meta: RouteMeta): Json {
+function headersFor(status: number, meta: RouteMeta, codes: ErrorCode[] = []): Json {
   const h: Json = { 'X-Request-Id': ref('headers', 'XRequestId') };
-  // The rate-limit hook runs after authentication: 401/403 answers leave before it.
-  if (status !== 401 && status !== 403 && meta.auth && meta.auth !== 'none') {
+  // The rate-limit hook runs after authentication: a status only the auth hook answers
+  // (401, most 403) carries no RateLimit-* headers.
+  const afterRateLimit =
+    codes.length === 0 || codes.some((c) => !AUTH_HOOK_CODES.includes(c) || meta.errors.includes(c));
+  if (afterRateLimit && meta.auth && meta.auth !== 'none') {
     h['RateLimit-Limit'] = ref('headers', 'RateLimitLimit');
     h['RateLimit-Remaining'] = ref('headers', 'RateLimitRemaining');
     h['RateLimit-Reset'] = ref('headers', 'RateLimitReset');
@@ -207,7 +223,7 @@ function errorResponses(meta: RouteMeta, requestId: string): Json {
         '',
         ...codes.map((c) => `- \`${c}\`: ${ERROR_CATALOG[c].message}`),
       ].join('\n'),
-      headers: headersFor(status, meta),
+      headers: headersFor(status, meta, codes),
       content: {
         'application/json': {
           schema: {

@@ -316,9 +316,6 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
-          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-          "RateLimit-Reset": components["headers"]["RateLimitReset"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
         };
         content: {
@@ -584,9 +581,6 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
-          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-          "RateLimit-Reset": components["headers"]["RateLimitReset"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -717,6 +711,9 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & ({
@@ -734,6 +731,9 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & ({
@@ -882,6 +882,9 @@ export interface operations {
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & ({
@@ -899,6 +902,9 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & ({
@@ -1080,9 +1086,6 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
-          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-          "RateLimit-Reset": components["headers"]["RateLimitReset"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
@@ -1258,9 +1261,6 @@ export interface operations {
       404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
-          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-          "RateLimit-Reset": components["headers"]["RateLimitReset"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
         };
         content: {
@@ -1529,6 +1529,9 @@ export interface operations {
       403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
         };
         content: {
           "application/json": components["schemas"]["Error"] & ({

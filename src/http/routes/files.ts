@@ -95,7 +95,8 @@ export function filesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
               description: `${FILES[kind].description} Opens with an API key of the issuer (any role) or with the document's token \`tk\` alone, as in the issue answer's \`${kind}_url\`. With \`base64=1\` the answer is JSON: \`{ ok, filename, content_type, size, base64 }\`.`,
               tags: ['documents'],
               success: `The ${kind.toUpperCase()} (or, with \`base64=1\`, JSON holding it)`,
-              errors: ['DOCUMENT_NOT_FOUND', 'INVALID_TOKEN'],
+              // Without a key the use case checks the token: these come after the rate limit.
+              errors: ['UNAUTHENTICATED', 'ISSUER_NOT_FOUND', 'DOCUMENT_NOT_FOUND', 'INVALID_TOKEN'],
               file: { mediaType: FILES[kind].mediaType, description: FILES[kind].description },
               example: {
                 response: {
