@@ -58,7 +58,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
         ? given
         : `req_${randomBytes(12).toString('base64url')}`;
     },
-    return503OnClosing: true,
+    // Draining is answered below, in the error envelope (Fastify's own 503 body is not).
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<ZodTypeProvider>();
 
@@ -90,9 +91,20 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.setSerializerCompiler(serializerCompiler);
   await app.register(sensible);
   registerErrorHandler(app);
+  // While the instance drains (close() was called, e.g. on SIGTERM), a request that still
+  // arrives — on a kept-alive connection — answers 503 SERVICE_UNAVAILABLE with
+  // `Connection: close`, so the client or balancer retries on another instance.
+  let draining = false;
+  app.addHook('preClose', async () => {
+    draining = true;
+  });
   // Before auth, so that even a 401 carries the request id.
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', String(request.id));
+    if (draining) {
+      reply.header('Connection', 'close');
+      throw new AppError('SERVICE_UNAVAILABLE', undefined, { headers: { 'Retry-After': '1' } });
+    }
   });
 
   registerAuth(app, ctx);

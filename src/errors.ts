@@ -64,6 +64,7 @@ export const ERROR_CATALOG = {
     message: 'The generated document failed XSD validation (a Timbre bug); nothing was stored.',
   },
   SII_UNAVAILABLE: { status: 502, message: 'The SII could not be reached.' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'This instance is shutting down; retry the request.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

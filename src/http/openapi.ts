@@ -71,11 +71,12 @@ export function routeDoc(input: RouteDocInput) {
 }
 
 /**
- * Codes the authentication hook answers. It runs before the rate-limit hook, so these answers
- * carry no `RateLimit-*` headers — unless the route also answers the code later itself (it is
- * then in the route's own `errors`, e.g. FORBIDDEN_ROLE of emision_reenviar).
+ * Codes answered before the rate-limit hook (the draining check and the authentication hook),
+ * so without `RateLimit-*` headers — unless the route also answers the code later itself (it
+ * is then in the route's own `errors`, e.g. FORBIDDEN_ROLE of emision_reenviar).
  */
-const AUTH_HOOK_CODES: readonly ErrorCode[] = [
+const EARLY_CODES: readonly ErrorCode[] = [
+  'SERVICE_UNAVAILABLE',
   'UNAUTHENTICATED',
   'INVALID_API_KEY',
   'FORBIDDEN_ISSUER',
@@ -85,7 +86,7 @@ const AUTH_HOOK_CODES: readonly ErrorCode[] = [
 
 /** Codes the HTTP layer itself answers for a route of this shape. */
 function mechanismCodes(meta: RouteMeta): ErrorCode[] {
-  const codes: ErrorCode[] = ['INTERNAL'];
+  const codes: ErrorCode[] = ['INTERNAL', 'SERVICE_UNAVAILABLE'];
   if (meta.hasInput || meta.hasBody || meta.idempotent) codes.push('VALIDATION_FAILED');
   if (meta.hasBody) codes.push('INVALID_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE');
   if (meta.auth && meta.auth !== 'none') {
@@ -114,6 +115,7 @@ const STATUS_TEXT: Record<number, string> = {
   429: 'Too many requests; retry after `Retry-After` seconds',
   500: 'Our failure; the request id finds it in the logs',
   502: 'The SII could not be reached or refused; nothing was changed',
+  503: 'This instance is shutting down; retry (another instance answers)',
 };
 
 type Json = Record<string, unknown>;
@@ -194,14 +196,13 @@ function headersFor(status: number, meta: RouteMeta, codes: ErrorCode[] = []): J
   const h: Json = { 'X-Request-Id': ref('headers', 'XRequestId') };
   // The rate-limit hook runs after authentication: a status only the auth hook answers
   // (401, most 403) carries no RateLimit-* headers.
-  const afterRateLimit =
-    codes.length === 0 || codes.some((c) => !AUTH_HOOK_CODES.includes(c) || meta.errors.includes(c));
+  const afterRateLimit = codes.length === 0 || codes.some((c) => !EARLY_CODES.includes(c) || meta.errors.includes(c));
   if (afterRateLimit && meta.auth && meta.auth !== 'none') {
     h['RateLimit-Limit'] = ref('headers', 'RateLimitLimit');
     h['RateLimit-Remaining'] = ref('headers', 'RateLimitRemaining');
     h['RateLimit-Reset'] = ref('headers', 'RateLimitReset');
   }
-  if (status === 429) h['Retry-After'] = ref('headers', 'RetryAfter');
+  if (status === 429 || status === 503) h['Retry-After'] = ref('headers', 'RetryAfter');
   if (meta.idempotent && (status < 300 || [400, 404, 409, 422].includes(status))) {
     h['Idempotent-Replayed'] = ref('headers', 'IdempotentReplayed');
   }

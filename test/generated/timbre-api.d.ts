@@ -429,6 +429,23 @@ export interface operations {
           });
         };
       };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
     };
   };
   /**
@@ -628,6 +645,23 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
     };
   };
   /**
@@ -798,6 +832,23 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
           };
         };
       };
@@ -972,6 +1023,23 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
     };
   };
   /**
@@ -1130,6 +1198,23 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
           };
         };
       };
@@ -1392,6 +1477,23 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             code?: "SII_UNAVAILABLE";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
           };
         };
       };
@@ -1663,6 +1765,23 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
     };
   };
   /**
@@ -1904,6 +2023,23 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             code?: "SII_UNAVAILABLE";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
           };
         };
       };
