@@ -29,7 +29,7 @@ export const ERROR_CATALOG = {
   IDEMPOTENCY_IN_PROGRESS: { status: 409, message: 'A request with this Idempotency-Key is still being processed.' },
   NO_CERTIFICATE: { status: 422, message: 'The issuer has no digital certificate.' },
   CERTIFICATE_EXPIRED: { status: 422, message: 'The digital certificate has expired.' },
-  CERTIFICATE_NOT_YET_VALID: { status: 422, message: 'The issuer’s digital certificate is not valid yet.' },
+  CERTIFICATE_NOT_YET_VALID: { status: 422, message: 'The digital certificate is not valid yet.' },
   FOLIOS_EXHAUSTED: { status: 422, message: 'No CAF folios are available for this document type.' },
   ISSUER_NOT_CONFIGURED: {
     status: 422,

@@ -370,7 +370,7 @@ export interface operations {
        *
        * - `NO_CERTIFICATE`: The issuer has no digital certificate.
        * - `CERTIFICATE_EXPIRED`: The digital certificate has expired.
-       * - `CERTIFICATE_NOT_YET_VALID`: The issuer’s digital certificate is not valid yet.
+       * - `CERTIFICATE_NOT_YET_VALID`: The digital certificate is not valid yet.
        * - `FOLIOS_EXHAUSTED`: No CAF folios are available for this document type.
        * - `ISSUER_NOT_CONFIGURED`: The issuer is not configured for live issuing (SII resolution missing).
        */
@@ -1401,7 +1401,7 @@ export interface operations {
        *
        * - `NO_CERTIFICATE`: The issuer has no digital certificate.
        * - `CERTIFICATE_EXPIRED`: The digital certificate has expired.
-       * - `CERTIFICATE_NOT_YET_VALID`: The issuer’s digital certificate is not valid yet.
+       * - `CERTIFICATE_NOT_YET_VALID`: The digital certificate is not valid yet.
        * - `CAF_ISSUER_MISMATCH`: The CAF was issued to another RUT.
        * - `CAF_KEY_MISMATCH`: The CAF private key (RSASK) does not match its public key (RSAPK).
        * - `CAF_SIGNATURE_INVALID`: The CAF signature (FRMA) does not verify with any trusted SII key.
@@ -1708,7 +1708,7 @@ export interface operations {
        *
        * - `NO_CERTIFICATE`: The issuer has no digital certificate.
        * - `CERTIFICATE_EXPIRED`: The digital certificate has expired.
-       * - `CERTIFICATE_NOT_YET_VALID`: The issuer’s digital certificate is not valid yet.
+       * - `CERTIFICATE_NOT_YET_VALID`: The digital certificate is not valid yet.
        * - `SANDBOX_NOT_SUBMITTABLE`: Sandbox documents are never sent to the SII.
        */
       422: {
@@ -1952,7 +1952,7 @@ export interface operations {
        *
        * - `NO_CERTIFICATE`: The issuer has no digital certificate.
        * - `CERTIFICATE_EXPIRED`: The digital certificate has expired.
-       * - `CERTIFICATE_NOT_YET_VALID`: The issuer’s digital certificate is not valid yet.
+       * - `CERTIFICATE_NOT_YET_VALID`: The digital certificate is not valid yet.
        */
       422: {
         headers: {
