@@ -2,9 +2,13 @@
  * A client generated from /openapi.json, used as an integrator would: openapi-typescript's
  * types (committed as test/generated/timbre-api.d.ts, so `npm run typecheck` checks every
  * call below against them) with openapi-fetch at run time, against a real listening app.
+ * Every JSON answer is also validated (ajv, JSON Schema 2020-12) against the schema the
+ * description documents for its operation and status.
  */
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT_TYPES_PATH, clientTypes } from '../../scripts/openapi-types.ts';
@@ -15,6 +19,7 @@ let t: TestApp;
 let rut: string;
 let api: ReturnType<typeof createClient<paths>>;
 let anonymous: ReturnType<typeof createClient<paths>>;
+const answers: Array<{ path: string; method: string; status: number; body: unknown }> = [];
 
 beforeAll(async () => {
   t = await buildTestApp({ env: { RATE_LIMIT_PER_MINUTE: '1000' } });
@@ -24,6 +29,15 @@ beforeAll(async () => {
   const baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   api = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${key}` } });
   anonymous = createClient<paths>({ baseUrl });
+  for (const client of [api, anonymous]) {
+    client.use({
+      async onResponse({ request, response, schemaPath }) {
+        if (!response.headers.get('content-type')?.startsWith('application/json')) return;
+        const body = await response.clone().json();
+        answers.push({ path: schemaPath, method: request.method.toLowerCase(), status: response.status, body });
+      },
+    });
+  }
 });
 
 afterAll(async () => {
@@ -137,5 +151,28 @@ describe('generated client', () => {
     });
     expect(missing.response.status).toBe(404);
     expect(missing.error?.code).toBe('DOCUMENT_NOT_FOUND');
+
+    const noKey = await anonymous.GET('/api/{rut}/folios', { params: { path: { rut } } });
+    expect(noKey.response.status).toBe(401);
+    expect(noKey.error?.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('every JSON answer above matches the schema documented for its operation and status', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema(doc, 'openapi');
+    const pointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+    expect(answers.length).toBeGreaterThanOrEqual(10);
+    for (const a of answers) {
+      const validate = ajv.compile({
+        $ref: `openapi#/paths/${pointer(a.path)}/${a.method}/responses/${a.status}/content/${pointer('application/json')}/schema`,
+      });
+      const ok = validate(a.body);
+      expect({ answer: `${a.method} ${a.path} ${a.status}`, errors: ok ? null : validate.errors }).toEqual({
+        answer: `${a.method} ${a.path} ${a.status}`,
+        errors: null,
+      });
+    }
   });
 });
