@@ -19,7 +19,7 @@ import { parseCaf, generateCaf } from '../src/dte/caf.ts';
 import { generateTestCertificate, parsePkcs12 } from '../src/dte/certificate.ts';
 import { buildDteXml } from '../src/dte/dte-xml.ts';
 import { issueRequestSchema } from '../src/dte/issue-request.ts';
-import { renderPdf } from '../src/dte/pdf.ts';
+import { renderPdf } from '../src/dte/pdf/index.ts';
 import { buildTed } from '../src/dte/ted.ts';
 import { computeDocument } from '../src/dte/totals.ts';
 import { signDte } from '../src/dte/xmldsig.ts';

@@ -1,5 +1,5 @@
 /**
- * The printed representation (src/dte/pdf.ts) checked with independent tools, as a reader of
+ * The printed representation (src/dte/pdf/) checked with independent tools, as a reader of
  * the paper would: poppler rasterises the PDF at 300 dpi, ZXing decodes the PDF417 and must
  * return exactly the TED's ISO-8859-1 bytes (REFERENCE §3.3, TOOLCHAIN §5); pdftotext must find
  * the data the SII requires on the page ([MUE]).
@@ -10,7 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DocumentLine, DteDocument, IssuerInfo } from '../../src/dte/model.ts';
-import { formatAmount, formatDateLong, formatDecimal, renderPdf, SANDBOX_MARK, tedBarcode } from '../../src/dte/pdf.ts';
+import {
+  formatAmount,
+  formatDateLong,
+  formatDecimal,
+  renderPdf,
+  SANDBOX_MARK,
+  tedBarcode,
+} from '../../src/dte/pdf/index.ts';
 
 const ISSUER: IssuerInfo = {
   rut: '76086428-5',
