@@ -51,6 +51,8 @@ export interface IssuerInfo {
   /** SII resolution authorising the issuer (FchResol / NroResol), printed under the stamp. */
   resolutionDate: string;
   resolutionNumber: number;
+  /** The SII unit printed "S.I.I. - <unit>" under the red box ([MUE] §1.1.7); not printed when unset. */
+  siiOffice?: string | null;
 }
 
 export interface ReceiverInfo {

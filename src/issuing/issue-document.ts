@@ -54,6 +54,7 @@ export function issuerInfo(issuer: Issuer): IssuerInfo {
       ? issuer.resolutionDate.toISOString().slice(0, 10)
       : issuer.createdAt.toISOString().slice(0, 10),
     resolutionNumber: issuer.resolutionNumber ?? 0,
+    ...(issuer.siiOffice && { siiOffice: issuer.siiOffice }),
   };
 }
 

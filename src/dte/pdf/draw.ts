@@ -6,7 +6,7 @@ import PDFDocument from 'pdfkit';
 import { DTE_NAMES, type DteDocument } from '../model.ts';
 import { formatRutDisplay } from '../rut.ts';
 import type { TedBarcode } from './barcode.ts';
-import { printable } from './words.ts';
+import { ACUSE_LEGEND, printable } from './words.ts';
 
 export type PdfFormat = 'letter' | '80mm';
 
@@ -271,4 +271,52 @@ export function newDocument(doc: DteDocument): PDFKit.PDFDocument {
       Producer: 'Timbre',
     },
   });
+}
+
+/**
+ * The acuse de recibo box of the cedible copy ([MUE] §1.4, Ley 19.983, Res. Ex. SII N° 51 of
+ * 2005): titled "Acuse de Recibo" (never "Recibí conforme"), lines for Nombre, R.U.T., Fecha,
+ * Recinto and Firma, and the legend.
+ */
+export function acuseBlock(pen: Pen, x: number, width: number, size: number): Block {
+  const pad = 6;
+  const leading = size + 10;
+  const legend = pen.wrap(ACUSE_LEGEND, REGULAR, size - 1, width - 2 * pad);
+  const rows: Array<Array<[string, number]>> =
+    width > 300
+      ? [
+          [
+            ['Nombre:', 0.6],
+            ['R.U.T.:', 0.4],
+          ],
+          [
+            ['Fecha:', 0.3],
+            ['Recinto:', 0.3],
+            ['Firma:', 0.4],
+          ],
+        ]
+      : [[['Nombre:', 1]], [['R.U.T.:', 1]], [['Fecha:', 1]], [['Recinto:', 1]], [['Firma:', 1]]];
+  const titleHeight = size + 10;
+  const height = titleHeight + rows.length * (leading + 4) + legend.length * size + pad + 4;
+  return {
+    height: height + 6,
+    draw(y) {
+      pen.doc.rect(x, y, width, height).lineWidth(0.75).strokeColor(INK).stroke();
+      pen.text('ACUSE DE RECIBO', x + pad, y + pad, BOLD, size);
+      let ry = y + titleHeight + leading - size;
+      const inner = width - 2 * pad;
+      for (const row of rows) {
+        let cx = x + pad;
+        for (const [label, share] of row) {
+          const w = inner * share;
+          pen.text(label, cx, ry - size + 2, BOLD, size - 0.5);
+          const lx = cx + pen.width(label, BOLD, size - 0.5) + 3;
+          pen.rule(lx, cx + w - 8, ry + 2, INK, 0.5);
+          cx += w;
+        }
+        ry += leading + 4;
+      }
+      pen.lines(legend, x + pad, ry - size + 4, REGULAR, size - 1, size, MUTED);
+    },
+  };
 }

@@ -20,6 +20,7 @@ import {
   RULE,
   SANDBOX_MARK,
   SHADE,
+  acuseBlock,
   sandboxBand,
   stampBlock,
 } from './draw.ts';
@@ -34,6 +35,8 @@ import {
   referenceTypeName,
   totalRows,
   transferText,
+  destinationText,
+  paymentText,
 } from './words.ts';
 
 const LETTER = { width: 612, height: 792 };
@@ -41,7 +44,17 @@ const MARGIN = 15 * MM;
 /** The symbol's left edge: ≥ 2 cm from the paper edge ([MUE]). */
 const STAMP_X = 22 * MM;
 
-export function letterLayout(pen: Pen, doc: DteDocument, barcode: TedBarcode, sandbox: boolean): Layout {
+/**
+ * `cedible`: null for the tributary copy; the destination legend ("CEDIBLE", "CEDIBLE CON SU
+ * FACTURA") for the second copy, which also carries the acuse de recibo box ([MUE] §1.4).
+ */
+export function letterLayout(
+  pen: Pen,
+  doc: DteDocument,
+  barcode: TedBarcode,
+  sandbox: boolean,
+  cedible: string | null = null,
+): Layout {
   const left = MARGIN;
   const right = LETTER.width - MARGIN;
   const contentWidth = right - left;
@@ -52,7 +65,8 @@ export function letterLayout(pen: Pen, doc: DteDocument, barcode: TedBarcode, sa
   const boxTitle = pen.wrap(DTE_NAMES[doc.type], BOLD, 12, boxWidth - 20);
   const boxLeading = 16;
   const boxHeight = 12 + boxLeading * (boxTitle.length + 2) + 4;
-  const office = doc.issuer.city || doc.issuer.comuna;
+  // "S.I.I. - <unit>": the issuer's SII office, not its city ([MUE] §1.1.7 "Sucursal SII").
+  const office = doc.issuer.siiOffice;
   const issuerWidth = boxX - left - 18;
   const issuerName = pen.wrap(doc.issuer.name, BOLD, 13, issuerWidth);
   const issuerLines = [
@@ -91,7 +105,12 @@ export function letterLayout(pen: Pen, doc: DteDocument, barcode: TedBarcode, sa
   } else {
     fields.push(['Fecha emisión:', formatDateLong(doc.date)], ['', undefined]);
   }
+  // FmaPago in words ([FMT] field 13), or a boleta's MedioPago ([FMTB] field 10).
+  const pay = paymentText(doc);
+  if (pay) fields.push([pay.label, pay.value], ['', undefined]);
   if (t.transfer) fields.push(['Traslado:', t.transfer], ['Despacho:', t.dispatch]);
+  const dest = destinationText(doc);
+  if (dest.destination || dest.vehicle) fields.push(['Destino:', dest.destination], ['Transporte:', dest.vehicle]);
   const pad = 7;
   const colX = [left + pad, left + contentWidth * 0.6];
   const labelWidth = [0, 1].map((c) => {
@@ -226,18 +245,28 @@ export function letterLayout(pen: Pen, doc: DteDocument, barcode: TedBarcode, sa
     flows.push({ header: refHeader, rows: doc.refs.map(refRow) });
   }
 
-  // Final block: stamp bottom-left, totals bottom-right.
+  // References come before the detail ([MUE] §1.1.7: 3. Datos de Referencia, 4. Zona de Detalle).
+  flows.reverse();
+
+  // Final block: on the cedible copy the acuse de recibo box first; then stamp bottom-left,
+  // totals bottom-right, and the destination legend under the totals ([MUE] §1.1.7).
+  const acuse = cedible ? acuseBlock(pen, left, contentWidth, 8) : null;
+  const acuseHeight = acuse?.height ?? 0;
   const stamp = stampBlock(pen, doc, barcode, STAMP_X, 7.5);
   const totals = totalRows(doc);
   const totalsWidth = 72 * MM;
   const totalsX = right - totalsWidth;
   const totalsLeading = 15;
   const totalsHeight = totals.length * totalsLeading + 10;
+  const legendHeight = cedible ? 26 : 0;
   const final: Block = {
-    height: Math.max(stamp.height, totalsHeight + 24) + 4,
-    draw(y) {
+    height: acuseHeight + Math.max(stamp.height, totalsHeight + 24 + legendHeight) + 4,
+    draw(top) {
+      acuse?.draw(top);
+      const y = top + acuseHeight;
       stamp.draw(y);
       const ty = y + 18;
+      if (cedible) pen.text(cedible, right - 4, ty + totalsHeight + 10, BOLD, 14, INK, 'right');
       pen.doc.roundedRect(totalsX, ty, totalsWidth, totalsHeight, 3).lineWidth(0.75).strokeColor(RULE).stroke();
       let ry = ty + 7;
       for (const row of totals) {

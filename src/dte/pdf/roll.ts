@@ -22,6 +22,7 @@ import {
   RULE,
   sandboxBand,
   stampBlock,
+  acuseBlock,
 } from './draw.ts';
 import {
   discountText,
@@ -35,6 +36,8 @@ import {
   referenceTypeName,
   totalRows,
   transferText,
+  destinationText,
+  paymentText,
 } from './words.ts';
 
 /** Longest page the roll uses: 200 in (14 400 pt), the page-size limit of PDF 1.x viewers
@@ -44,18 +47,25 @@ const ROLL_MAX_PAGE = 14_400;
 const ROLL_WIDTH = 80 * MM;
 const ROLL_MARGIN = 4 * MM;
 
-export function rollLayout(pen: Pen, doc: DteDocument, barcode: TedBarcode, sandbox: boolean): Layout {
+/** `cedible`: null for the tributary copy, else the destination legend of the second copy ([MUE] §1.4). */
+export function rollLayout(
+  pen: Pen,
+  doc: DteDocument,
+  barcode: TedBarcode,
+  sandbox: boolean,
+  cedible: string | null = null,
+): Layout {
   const left = ROLL_MARGIN;
   const right = ROLL_WIDTH - ROLL_MARGIN;
   const width = right - left;
   const cx = ROLL_WIDTH / 2;
   const blocks: Block[] = [];
 
-  const centred = (text: string, font: FontName, size: number, leading: number, color = INK, after = 0): Block => {
+  const leftText = (text: string, font: FontName, size: number, leading: number, color = INK, after = 0): Block => {
     const lines = pen.wrap(text, font, size, width);
     return {
       height: lines.length * leading + after,
-      draw: (y) => pen.lines(lines, cx, y, font, size, leading, color, 'center'),
+      draw: (y) => pen.lines(lines, left, y, font, size, leading, color),
     };
   };
   const labelled = (label: string, value: string | undefined, size = 7.5): Block | null => {
@@ -71,16 +81,16 @@ export function rollLayout(pen: Pen, doc: DteDocument, barcode: TedBarcode, sand
     };
   };
 
+  // [MUE] §1.1.7 "Formato Papel Continuo": 1. the red box (centred), 2. the SII office under
+  // it, 3. the issuer (left-aligned), 4. the receiver, 5. the date, 6. references, 7. detail,
+  // 8. totals, 9. acuse de recibo (cedible copy), 10. the stamp, 11. the destination legend.
   if (sandbox) blocks.push({ height: 20, draw: (y) => sandboxBand(pen, left, y, width, 14, 7.5) });
-  blocks.push(centred(doc.issuer.name, BOLD, 10, 12, INK, 2));
-  blocks.push(centred(doc.issuer.giro, REGULAR, 7, 8.5, MUTED));
-  blocks.push(centred(doc.issuer.address, REGULAR, 7, 8.5, MUTED));
-  blocks.push(centred([doc.issuer.comuna, doc.issuer.city].filter(Boolean).join(', '), REGULAR, 7, 8.5, MUTED, 6));
 
   const boxWidth = width - 16;
   const title = pen.wrap(DTE_NAMES[doc.type], BOLD, 9, boxWidth - 12);
   const boxHeight = 8 + 12 * (title.length + 2) + 2;
-  const office = doc.issuer.city || doc.issuer.comuna;
+  // "S.I.I. - <unit>": the issuer's SII office, not its city ([MUE] §1.1.7 "Sucursal SII").
+  const office = doc.issuer.siiOffice;
   blocks.push({
     height: boxHeight + (office ? 14 : 4) + 6,
     draw(y) {
@@ -97,19 +107,29 @@ export function rollLayout(pen: Pen, doc: DteDocument, barcode: TedBarcode, sand
     },
   });
 
-  const info: Array<Block | null> = [labelled('Fecha emisión:', formatDateLong(doc.date))];
+  blocks.push(leftText(doc.issuer.name, BOLD, 9, 11, INK, 1));
+  blocks.push(leftText(doc.issuer.giro, REGULAR, 7, 8.5, MUTED));
+  blocks.push(leftText(doc.issuer.address, REGULAR, 7, 8.5, MUTED));
+  blocks.push(leftText([doc.issuer.comuna, doc.issuer.city].filter(Boolean).join(', '), REGULAR, 7, 8.5, MUTED, 6));
+
+  const info: Array<Block | null> = [];
   if (hasReceiver(doc)) {
     const r = doc.receiver;
     info.push(
-      labelled('R.U.T.:', formatRutDisplay(r.rut)),
       labelled('Señor(es):', r.name),
+      labelled('R.U.T.:', formatRutDisplay(r.rut)),
       labelled('Giro:', r.activity),
       labelled('Dirección:', r.address),
       labelled('Comuna:', [r.comuna, r.city].filter(Boolean).join(', ')),
     );
   }
+  info.push(labelled('Fecha emisión:', formatDateLong(doc.date)));
+  const pay = paymentText(doc);
+  if (pay) info.push(labelled(pay.label, pay.value));
   const t = transferText(doc);
   info.push(labelled('Traslado:', t.transfer), labelled('Despacho:', t.dispatch));
+  const dest = destinationText(doc);
+  info.push(labelled('Destino:', dest.destination), labelled('Transporte:', dest.vehicle));
   for (const b of info) if (b) blocks.push(b);
   blocks.push(gap(6));
 
@@ -139,6 +159,7 @@ export function rollLayout(pen: Pen, doc: DteDocument, barcode: TedBarcode, sand
     };
   };
   const flows: Flow[] = [{ header: tableHeader, rows: doc.lines.map(lineRow) }];
+  // References before the detail (see the order above).
 
   if (doc.refs.length > 0) {
     const refHeader: Block = {
@@ -164,14 +185,17 @@ export function rollLayout(pen: Pen, doc: DteDocument, barcode: TedBarcode, sand
         },
       };
     };
-    flows.push({ header: refHeader, rows: doc.refs.map(refRow) });
+    flows.unshift({ header: refHeader, rows: doc.refs.map(refRow) });
   }
 
   const totals = totalRows(doc);
   const stamp = stampBlock(pen, doc, barcode, cx - barcode.width / 2, 7);
   const totalsHeight = 6 + totals.reduce((s, r) => s + (r.strong ? 13 : 10), 0);
+  const acuse = cedible ? acuseBlock(pen, left, width, 7.5) : null;
+  const acuseHeight = (acuse?.height ?? 0) + (acuse ? 4 : 0);
+  const legendHeight = cedible ? 16 : 0;
   const final: Block = {
-    height: totalsHeight + stamp.height + 4,
+    height: totalsHeight + acuseHeight + stamp.height + legendHeight + 4,
     draw(y) {
       pen.rule(left, right, y + 2, INK, 0.75);
       let ty = y + 7;
@@ -181,7 +205,9 @@ export function rollLayout(pen: Pen, doc: DteDocument, barcode: TedBarcode, sand
         pen.text(row.value, right, ty, row.strong ? BOLD : REGULAR, size, INK, 'right');
         ty += row.strong ? 13 : 10;
       }
-      stamp.draw(y + totalsHeight);
+      acuse?.draw(y + totalsHeight + 4);
+      stamp.draw(y + totalsHeight + acuseHeight);
+      if (cedible) pen.text(cedible, right, y + totalsHeight + acuseHeight + stamp.height + 2, BOLD, 10, INK, 'right');
     },
   };
 

@@ -173,6 +173,10 @@ export function totalRows(doc: DteDocument): TotalRow[] {
     if (doc.type === 39) rows.push({ label: `IVA (${rate}%) incluido en el total`, value: peso(t.vat) });
     return rows;
   }
+  // A guía without prices carries only MntTotal 0 (FMT Totales), and prints only that.
+  if (doc.type === 52 && t.total === 0 && t.net === 0 && t.exempt === 0) {
+    return [{ label: 'TOTAL', value: peso(0), strong: true }];
+  }
   const exemptOnly = isExemptType(doc.type) || (t.net === 0 && t.vat === 0 && t.exempt > 0);
   if (!exemptOnly) rows.push({ label: 'Monto neto', value: peso(t.net) });
   if (exemptOnly || t.exempt > 0) rows.push({ label: 'Monto exento', value: peso(t.exempt) });
@@ -196,4 +200,49 @@ export function discountText(line: DocumentLine): string {
   if (line.discountAmount) return formatAmount(line.discountAmount);
   if (line.discountPct) return `${formatDecimal(line.discountPct)}%`;
   return '';
+}
+
+/** FmaPago in words ([FMT] field 13). */
+export const PAYMENT_TEXT: Record<number, string> = { 1: 'Contado', 2: 'Crédito', 3: 'Sin costo (entrega gratuita)' };
+
+/** MedioPago in words ([FMTB] field 10: "obligatorio imprimir" above 135 UF). */
+export const PAYMENT_METHOD_TEXT: Record<number, string> = {
+  1: 'Efectivo',
+  2: 'Pago electrónico',
+  3: 'Transferencia electrónica',
+  4: 'Cheque',
+  5: 'Otro',
+};
+
+/**
+ * The destination legend of the second, transferable copy ([MUE] §1.4 "Copias Cedibles"):
+ * facturas (33, 34) and facturas de compra (46) say "CEDIBLE", guías "CEDIBLE CON SU FACTURA";
+ * notes and boletas have no cedible copy.
+ */
+export function cedibleLegend(type: DteType): string | null {
+  if (type === 33 || type === 34 || type === 46) return 'CEDIBLE';
+  if (type === 52) return 'CEDIBLE CON SU FACTURA';
+  return null;
+}
+
+/** The acuse de recibo legend, as the [MUE] §1.4 quotes it from Res. Ex. SII N° 51 of 2005. */
+export const ACUSE_LEGEND =
+  'El acuse de recibo que se declara en este acto, de acuerdo a lo dispuesto en la letra b) del Art. 4°, y la letra c) del Art. 5° de la Ley 19.983, acredita que la entrega de mercaderías o servicio(s) prestado(s) ha(n) sido recibido(s).';
+
+/** Payment lines printed with the document data: FmaPago, or a boleta's MedioPago. */
+export function paymentText(doc: DteDocument): { label: string; value: string } | null {
+  if (doc.payment) return { label: 'Forma de pago:', value: PAYMENT_TEXT[doc.payment] ?? String(doc.payment) };
+  if (doc.paymentMethod) {
+    return { label: 'Medio de pago:', value: PAYMENT_METHOD_TEXT[doc.paymentMethod] ?? String(doc.paymentMethod) };
+  }
+  return null;
+}
+
+/** Where a guía's goods go ([FMT] Transporte DirDest, CmnaDest, CiudadDest) and the vehicle. */
+export function destinationText(doc: DteDocument): { destination?: string; vehicle?: string } {
+  const t = doc.dispatch?.transport;
+  if (!t) return {};
+  const destination = [t.address, t.comuna, t.city].filter(Boolean).join(', ');
+  const vehicle = [t.plate && `Patente ${t.plate}`, t.driver && `Chofer ${t.driver.name}`].filter(Boolean).join(' · ');
+  return { ...(destination && { destination }), ...(vehicle && { vehicle }) };
 }
