@@ -90,6 +90,14 @@ function buildLine(item: IssueItem, index: number, type: DteType, textCorrection
   const qty = decimalText(item.qty) ?? '1';
   const price = textCorrection || item.price === undefined || item.price === 0 ? undefined : decimalText(item.price)!;
   const { amount, discountAmount } = lineAmounts(qty, price, price ? item.discount_pct : undefined, `items[${index}]`);
+  // DescuentoMonto is MntImpType (≥ 1) in DTE_v10.xsd, so it cannot be written as 0: a percentage
+  // that amounts to less than half a peso is refused rather than silently dropped.
+  if (discountAmount === 0) {
+    throw invalid(
+      `items[${index}].discount_pct`,
+      'the discount amounts to $0 on this line (DescuentoMonto must be at least 1): remove it',
+    );
+  }
   return {
     number: index + 1,
     name: item.name,
@@ -100,8 +108,8 @@ function buildLine(item: IssueItem, index: number, type: DteType, textCorrection
     ...(price !== undefined && { price }),
     exempt: !ALL_EXEMPT.includes(type) && item.exempt === true,
     ...(price !== undefined && item.discount_pct !== undefined && { discountPct: decimalText(item.discount_pct)! }),
-    // Rule 8: a percentage discount always carries its amount, even 0 ([FMT] Detalle field 30:
-    // "Si va el descuento en %, debe ir el monto correspondiente").
+    // Rule 8: a percentage discount always carries its amount ([FMT] Detalle field 30: "Si va el
+    // descuento en %, debe ir el monto correspondiente"); one that rounds to 0 is refused above.
     ...(discountAmount !== undefined && { discountAmount }),
     amount,
   };
