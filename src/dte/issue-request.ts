@@ -250,6 +250,9 @@ function typeRules(req: BaseRequest, ctx: z.RefinementCtx): void {
     if (note && r.code === 1 && type === 56 && refType !== '61') {
       issue(['refs', i, 'code'], 'a debit note voids (CodRef 1) only a credit note (61)');
     }
+    if (type === 61 && refType === '61' && referenceCode(type, r.code, refType) === 1) {
+      issue(['refs', i, 'code'], 'a credit note is voided by a debit note (56), not by another credit note');
+    }
     if (note && isTaxDocumentType(refType) && referenceCode(type, r.code, refType) !== undefined) {
       if (!NOTE_TARGETS.has(refType)) {
         issue(['refs', i, 'type'], `a note does not modify a document of type ${refType} (paper document or guía)`);

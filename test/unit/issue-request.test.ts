@@ -260,6 +260,20 @@ describe('rules that depend on the type (REFERENCE §4.4)', () => {
     expect(accepts(creditNote({ refs: [ref, { type: 801, folio: 'OC-77', date: '2026-02-27' }] }))).toBe(true);
   });
 
+  it('rule 3: which notes may void what, and CodRef only where it applies', () => {
+    const full = { receiver: RECEIVER };
+    expect(paths(creditNote({ type: 56, ...full, refs: [{ ...ref, code: 1 }] }))).toEqual(['refs.0.code']);
+    expect(accepts(creditNote({ type: 56, ...full, refs: [{ ...ref, type: 61, code: 1 }] }))).toBe(true);
+    expect(paths(creditNote({ refs: [{ ...ref, type: 61 }] }))).toEqual(['refs.0.code']);
+    expect(paths(creditNote({ type: 56, ...full, refs: [{ ...ref, code: 2 }] }))).toContain('refs.0.code');
+    expect(paths(creditNote({ refs: [{ ...ref, type: 52 }] }))).toEqual(['refs.0.type']);
+    expect(paths(creditNote({ refs: [{ ...ref, type: 30 }] }))).toEqual(['refs.0.type']);
+    expect(paths(creditNote({ refs: [ref, { type: 801, folio: 'OC-1', date: '2026-02-01', code: 1 }] }))).toEqual([
+      'refs.1.code',
+    ]);
+    expect(paths(factura({ refs: [{ ...ref, code: 1 }] }))).toEqual(['refs.0.code']);
+  });
+
   it('a text correction (CodRef 2) carries no amounts', () => {
     const textFix = { refs: [{ ...ref, code: 2 }] };
     expect(accepts(creditNote({ ...textFix, items: [{ name: 'DONDE DICE x DEBE DECIR y', qty: 1 }] }))).toBe(true);
