@@ -104,7 +104,7 @@ export async function issueDocument(
     issuerId: issuer.id,
     environment: env,
     type: draft.type,
-    today: date > today ? date : today,
+    today: date.localeCompare(today) > 0 ? date : today,
   };
   for (let attempt = 1; ; attempt++) {
     const reservation = await reserveFolio(ctx, reservationInput);
@@ -203,7 +203,7 @@ async function buildSigned(
   ctx: AppContext,
   input: { doc: DteDocument; cafId: string; cert: SigningCertificate; env: Environment; timestamp: string },
 ): Promise<{ ted: string; bytes: Buffer }> {
-  const { doc, env, timestamp } = input;
+  const { doc, timestamp } = input;
   const material = await cafMaterialById(ctx, input.cafId);
   // Rule 9: FchEmis is never before the CAF's FA (TED-1-646), in sandbox as in live.
   if (doc.date < material.caf.fa) {

@@ -22,7 +22,6 @@ import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import type { SigningCertificate } from '../dte/certificate.ts';
 import { type EnvelopeKind, buildEnvelope, envelopeKindOf } from '../dte/envelope.ts';
-import type { DteDocument } from '../dte/model.ts';
 import type { Document, Issuer, Prisma, Submission } from '../generated/prisma/client.ts';
 import {
   SiiAmbiguousError,
