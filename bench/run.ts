@@ -19,7 +19,7 @@ import { parseCaf, generateCaf } from '../src/dte/caf.ts';
 import { generateTestCertificate, parsePkcs12 } from '../src/dte/certificate.ts';
 import { buildDteXml } from '../src/dte/dte-xml.ts';
 import { issueRequestSchema } from '../src/dte/issue-request.ts';
-import { renderPdf } from '../src/dte/pdf.ts';
+import { renderPdf } from '../src/dte/pdf/index.ts';
 import { buildTed } from '../src/dte/ted.ts';
 import { computeDocument } from '../src/dte/totals.ts';
 import { signDte } from '../src/dte/xmldsig.ts';
@@ -319,7 +319,7 @@ async function issueTemplates(port: number, key: string, rut: string): Promise<v
       ],
     },
     { type: 41, items: [{ name: 'Entrada museo (exenta)', qty: 2, price: 3000 }] },
-    { type: 52, receiver, dispatch: { transfer_type: 5 }, items: [{ name: 'Traslado de estanterías', qty: 4 }] },
+    { type: 52, receiver, dispatch: { transfer_type: 6 }, items: [{ name: 'Préstamo de estanterías', qty: 4 }] },
   ];
   const issued = [];
   for (const b of bodies) issued.push(await api(port, key, 'POST', `/api/${rut}/emitir`, b));
@@ -327,7 +327,8 @@ async function issueTemplates(port: number, key: string, rut: string): Promise<v
   for (const type of [56, 61]) {
     await api(port, key, 'POST', `/api/${rut}/emitir`, {
       type,
-      receiver: { rut: receiver.rut, name: receiver.name },
+      // A 56 carries the receiver's giro, address and comuna; a 61 may take them from the factura.
+      receiver: type === 56 ? receiver : { rut: receiver.rut, name: receiver.name },
       items: [{ name: 'Ajuste de precio', qty: 1, price: 1000 }],
       refs: [{ type: 33, folio: String(factura.folio), date: factura.date, code: 3, reason: 'Corrige montos' }],
     });

@@ -31,7 +31,7 @@ const USAGE = `Usage: npm run cli -- <command> [flags] [--json]
 
   issuer create --rut R --name N --giro G --acteco CODE [--acteco CODE…] --address A --comuna C
                 [--city X] [--ambiente 0|1] [--vat-rate 19] [--resolution-date YYYY-MM-DD]
-                [--resolution-number N] [--account ID]
+                [--resolution-number N] [--sii-office UNIT] [--account ID]
   issuer update --rut R [same flags as create]
   issuer deactivate --rut R
   issuer list
@@ -57,6 +57,7 @@ const OPTIONS = {
   'vat-rate': { type: 'string' },
   'resolution-date': { type: 'string' },
   'resolution-number': { type: 'string' },
+  'sii-office': { type: 'string' },
   account: { type: 'string' },
   file: { type: 'string' },
   password: { type: 'string' },
@@ -100,6 +101,8 @@ function issuerFields(flags: Flags): UpdateIssuerInput {
   if (flags['resolution-date'] !== undefined) fields.resolutionDate = flags['resolution-date'];
   const resNumber = int(flags, 'resolution-number');
   if (resNumber !== undefined) fields.resolutionNumber = resNumber;
+  // The SII unit printed "S.I.I. - <unit>" (MUE §1.1.7); an empty value clears it.
+  if (flags['sii-office'] !== undefined) fields.siiOffice = flags['sii-office'].trim() || null;
   return fields;
 }
 

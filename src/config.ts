@@ -56,6 +56,19 @@ export const configSchema = z.object({
    * (a request whose process died; src/issuing/folios.ts).
    */
   FOLIO_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  /**
+   * Value of one UF in pesos, for the boleta rule of Ley 21.713 (above 135 UF the buyer is
+   * identified and MedioPago given; Formato Boletas fields 10, 18, 20). The operator keeps it
+   * current (the Banco Central publishes it daily; no network is used for it); the default
+   * is a round value close to the UF of 2026.
+   */
+  UF_CLP: z.coerce.number().int().min(1).default(40_000),
+  /** RUTProvSW written on boletas (Formato Boletas field 30): the software provider's RUT, or
+   * the issuer's own for in-house software. Unset: not written. */
+  SII_SOFTWARE_PROVIDER_RUT: z
+    .string()
+    .regex(/^\d{1,8}-[\dK]$/, 'must be a RUT with hyphen and check digit, e.g. 76354771-K')
+    .optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
 });

@@ -20,6 +20,8 @@ export const DEMO_ISSUER = {
   vatRate: 19,
   resolutionDate: '2014-08-22',
   resolutionNumber: 80,
+  /** The SII unit of Ñuñoa (printed "S.I.I. - SANTIAGO ORIENTE", MUE §1.1.7). */
+  siiOffice: 'Santiago Oriente',
 } as const;
 
 export interface DemoResult {

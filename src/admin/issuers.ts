@@ -38,12 +38,21 @@ export const issuerFieldsSchema = z.object({
   vatRate: z.number().int('must be a whole percentage').min(0).max(100),
   resolutionDate: isoDate.nullable(),
   resolutionNumber: z.number().int().min(0).max(999_999).nullable(),
+  /** The SII unit printed "S.I.I. - <unit>" (MUE §1.1.7), e.g. "SANTIAGO ORIENTE". */
+  siiOffice: text(40).nullable(),
 });
 
 export type IssuerFields = z.infer<typeof issuerFieldsSchema>;
 
 const createSchema = issuerFieldsSchema
-  .partial({ city: true, ambiente: true, vatRate: true, resolutionDate: true, resolutionNumber: true })
+  .partial({
+    city: true,
+    ambiente: true,
+    vatRate: true,
+    resolutionDate: true,
+    resolutionNumber: true,
+    siiOffice: true,
+  })
   .extend({ rut, accountId: z.string().uuid('must be an account id (uuid)').optional() });
 
 export type CreateIssuerInput = z.input<typeof createSchema>;
@@ -76,6 +85,7 @@ export async function createIssuer(ctx: AppContext, input: CreateIssuerInput): P
           vatRate: v.vatRate ?? 19,
           resolutionDate: v.resolutionDate ? new Date(`${v.resolutionDate}T00:00:00Z`) : null,
           resolutionNumber: v.resolutionNumber ?? null,
+          siiOffice: v.siiOffice ?? null,
         },
       });
     });
@@ -107,6 +117,7 @@ export async function updateIssuer(ctx: AppContext, rutText: string, input: Upda
         resolutionDate: v.resolutionDate ? new Date(`${v.resolutionDate}T00:00:00Z`) : null,
       }),
       ...(v.resolutionNumber !== undefined && { resolutionNumber: v.resolutionNumber }),
+      ...(v.siiOffice !== undefined && { siiOffice: v.siiOffice }),
     },
   });
 }
@@ -150,6 +161,7 @@ export function issuerView(i: Issuer) {
     vat_rate: i.vatRate,
     resolution_date: i.resolutionDate ? i.resolutionDate.toISOString().slice(0, 10) : null,
     resolution_number: i.resolutionNumber,
+    sii_office: i.siiOffice,
     active: i.active,
     created_at: i.createdAt.toISOString(),
   };

@@ -45,6 +45,35 @@ function idDoc(doc: DteDocument): Node[] {
     ['IndTraslado', doc.dispatch?.transferType],
     // Boletas: IndServicio is required ([FMTB]; 3 = ventas y servicios by default).
     ['IndServicio', opt(boleta, doc.serviceIndicator ?? 3)],
+    // Notes on a boleta: line amounts are gross ([FMT] field 10 MntBruto).
+    ['MntBruto', opt(!boleta && doc.grossPrices === true, 1)],
+    // [FMT] field 13 FmaPago; absent, the SII reads 2 (crédito), so it is always written.
+    ['FmaPago', opt(!boleta, doc.payment)],
+    // Boletas: [FMTB] fields 7–10.
+    ['PeriodoDesde', opt(boleta, doc.servicePeriod?.from)],
+    ['PeriodoHasta', opt(boleta, doc.servicePeriod?.to)],
+    ['FchVenc', opt(boleta, doc.dueDate)],
+    ['MedioPago', opt(boleta, doc.paymentMethod)],
+  ];
+}
+
+/** Guía de despacho: [FMT] Transporte (Patente, RUTTrans, Chofer, DirDest, CmnaDest, CiudadDest). */
+function transporte(doc: DteDocument): Node[] | undefined {
+  const t = doc.dispatch?.transport;
+  if (!t) return undefined;
+  return [
+    ['Patente', t.plate],
+    ['RUTTrans', t.carrierRut],
+    [
+      'Chofer',
+      t.driver && [
+        ['RUTChofer', t.driver.rut],
+        ['NombreChofer', t.driver.name],
+      ],
+    ],
+    ['DirDest', t.address],
+    ['CmnaDest', t.comuna],
+    ['CiudadDest', t.city],
   ];
 }
 
@@ -88,7 +117,8 @@ function receptor(doc: DteDocument): Node[] {
 
 function totales(doc: DteDocument): Node[] {
   const t = doc.totals;
-  const hasTaxable = doc.lines.some((l) => !l.exempt);
+  // 34/41 are exempt as a whole: their lines carry no IndExe but are all exempt ([FMT] note 10).
+  const hasTaxable = doc.type !== 34 && doc.type !== 41 && doc.lines.some((l) => !l.exempt);
   const allZero = t.total === 0 && t.net === 0 && t.exempt === 0;
   const textCorrection = doc.refs.some((r) => r.code === 2) && (doc.type === 56 || doc.type === 61);
   if (doc.type === 52 && allZero) return [['MntTotal', 0]]; // transfer without prices
@@ -187,6 +217,9 @@ export function buildDteXml(doc: DteDocument, opts: BuildDteOptions): { xml: str
         ['IdDoc', idDoc(doc)],
         ['Emisor', emisor(doc)],
         ['Receptor', receptor(doc)],
+        // Boletas: RUTProvSW, the software provider ([FMTB] field 30), when configured.
+        ['RUTProvSW', opt(isBoleta(doc.type), doc.softwareProviderRut)],
+        ['Transporte', transporte(doc)],
         ['Totales', totales(doc)],
       ],
     ],

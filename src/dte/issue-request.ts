@@ -13,7 +13,7 @@
  */
 import { z } from 'zod';
 import { isRealDate } from '../admin/validation.ts';
-import { DTE_TYPES, type DteType, isBoleta } from './model.ts';
+import { DTE_TYPES, type DteType, isBoleta, referenceCode } from './model.ts';
 import { normalizeRut } from './rut.ts';
 
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000d\u000e-\u001f\u007f\ufffe\uffff]/;
@@ -149,12 +149,31 @@ const baseSchema = z.strictObject({
     .min(1, 'must have at least one line')
     .max(MAX_BOLETA_LINES, `must have at most ${MAX_BOLETA_LINES} lines`),
   refs: z.array(refSchema).max(MAX_REFS, `must have at most ${MAX_REFS} references`).optional(),
+  /** FmaPago ([FMT] IdDoc field 13): 1 contado, 2 crédito, 3 sin costo (entrega gratuita). */
+  payment: z.union([z.literal(1), z.literal(2), z.literal(3)], { error: 'must be 1, 2 or 3' }).optional(),
   dispatch: z
     .strictObject({
       transfer_type: z.number().int().min(1).max(9),
       dispatch_type: z.number().int().min(1).max(3).optional(),
+      /** [FMT] Transporte: Patente, RUTTrans, Chofer, DirDest, CmnaDest, CiudadDest. */
+      transport: z
+        .strictObject({
+          plate: siiText(8).optional(),
+          carrier_rut: rut.optional(),
+          driver: z.strictObject({ rut, name: siiText(30) }).optional(),
+          address: siiText(70).optional(),
+          comuna: siiText(20).optional(),
+          city: siiText(20).optional(),
+        })
+        .optional(),
     })
     .optional(),
+  /** Boletas: MedioPago ([FMTB] field 10): 1 efectivo, 2 pago electrónico, 3 transferencia, 4 cheque, 5 otro. */
+  payment_method: z.number().int().min(1).max(5).optional(),
+  /** Boletas of periodic services: PeriodoDesde / PeriodoHasta ([FMTB] fields 7, 8). */
+  service_period: z.strictObject({ from: date, to: date }).optional(),
+  /** Boletas: FchVenc, the payment due date ([FMTB] field 9). */
+  due_date: date.optional(),
   retention_code: z
     .number()
     .int()
@@ -165,6 +184,26 @@ const baseSchema = z.strictObject({
 
 type BaseRequest = z.infer<typeof baseSchema>;
 
+/** Receiver fields the SII makes mandatory outside boletas ([FMT] Receptor fields 57 GiroRecep,
+ * 60 DirRecep, 61 CmnaRecep; "obligatorio" for 33, 34, 46, 52, 56). A 61 may leave them out:
+ * Timbre copies them from the referenced document (src/issuing/references.ts). */
+export const REQUIRED_RECEIVER_FIELDS = [
+  ['activity', 'GiroRecep'],
+  ['address', 'DirRecep'],
+  ['comuna', 'CmnaRecep'],
+] as const;
+
+/** Non-tax reference types ([FMT] TpoDocRef 801…: orden de compra, nota de pedido, contrato,
+ * resolución, HES …, and "SET" of the certification): they carry no CodRef. */
+export function isTaxDocumentType(type: string): boolean {
+  return /^\d+$/.test(type) && Number(type) < 800;
+}
+
+/** Document types a note may void or correct ([FMT] CodRef, [MUE] notes): facturas, boletas,
+ * facturas de compra, liquidaciones (43), exportación (110/111/112) and the notes themselves.
+ * Paper documents (30, 32, 35, 38, 45, 55, 60) and guías (50, 52) are not voided by a DTE note. */
+const NOTE_TARGETS = new Set(['33', '34', '39', '41', '43', '46', '56', '61', '110', '111', '112']);
+
 /** The rules that depend on the document type (contract §7, REFERENCE §4.4). */
 function typeRules(req: BaseRequest, ctx: z.RefinementCtx): void {
   const type = req.type as DteType;
@@ -174,15 +213,22 @@ function typeRules(req: BaseRequest, ctx: z.RefinementCtx): void {
   const note = type === 56 || type === 61;
 
   if (!boleta) {
-    if (!req.receiver) issue(['receiver'], 'is required for this document type');
-    else if (!req.receiver.name) issue(['receiver', 'name'], 'is required for this document type (RznSocRecep)');
+    // Guía 52 with IndTraslado 5 (traslado interno): the receiver is the issuer itself ([MUE]),
+    // so Timbre fills it in when it is left out.
+    const internal = type === 52 && req.dispatch?.transfer_type === 5;
+    if (!req.receiver) {
+      if (!internal) issue(['receiver'], 'is required for this document type');
+    } else {
+      if (!req.receiver.name) issue(['receiver', 'name'], 'is required for this document type (RznSocRecep)');
+      // Rule 2: GiroRecep, DirRecep and CmnaRecep are mandatory on 33/34/46/52/56 ([FMT] 57, 60, 61).
+      if (type !== 61) {
+        for (const [field, tag] of REQUIRED_RECEIVER_FIELDS) {
+          if (!req.receiver[field]) issue(['receiver', field], `is required for type ${type} (${tag})`);
+        }
+      }
+    }
   }
   if (!boleta && req.items.length > MAX_LINES) issue(['items'], `must have at most ${MAX_LINES} lines`);
-  if (type === 61 && req.receiver) {
-    const extra = Object.keys(req.receiver).filter((k) => k !== 'rut' && k !== 'name');
-    if (extra.length)
-      issue(['receiver'], `a credit note carries only receiver.rut and receiver.name (not ${extra.join(', ')})`);
-  }
 
   const refs = req.refs ?? [];
   if (note && refs.length === 0) issue(['refs'], `is required for type ${type}: the document this note modifies`);
@@ -191,14 +237,46 @@ function typeRules(req: BaseRequest, ctx: z.RefinementCtx): void {
       if (!r.date) issue(['refs', i, 'date'], 'is required (FchRef)');
     });
   }
-  const codes = refs.map((r) => r.code ?? (type === 61 ? 1 : type === 56 ? 3 : undefined));
-  if (type === 61 && refs.length > 1 && codes.some((c) => c === 1 || c === 2)) {
-    issue(['refs'], 'a credit note that voids (code 1) or corrects text (code 2) references exactly one document');
+  // Rule 3: references ([FMT] Referencias fields TpoDocRef, CodRef; [MUE] notes).
+  refs.forEach((r, i) => {
+    const refType = String(r.type).toUpperCase();
+    if (r.code !== undefined && !isTaxDocumentType(refType)) {
+      issue(['refs', i, 'code'], `a reference to a non-tax document (${refType}) carries no CodRef`);
+    }
+    if (r.code !== undefined && !note) issue(['refs', i, 'code'], 'CodRef applies only to notes (56, 61)');
+    if (r.code === 2 && type !== 61) {
+      issue(['refs', i, 'code'], 'CodRef 2 (text correction) exists only on a credit note (61)');
+    }
+    if (note && r.code === 1 && type === 56 && refType !== '61') {
+      issue(['refs', i, 'code'], 'a debit note voids (CodRef 1) only a credit note (61)');
+    }
+    if (type === 61 && refType === '61' && referenceCode(type, r.code, refType) === 1) {
+      issue(['refs', i, 'code'], 'a credit note is voided by a debit note (56), not by another credit note');
+    }
+    if (note && isTaxDocumentType(refType) && referenceCode(type, r.code, refType) !== undefined) {
+      if (!NOTE_TARGETS.has(refType)) {
+        issue(['refs', i, 'type'], `a note does not modify a document of type ${refType} (paper document or guía)`);
+      }
+    }
+  });
+  const taxRefs = refs.filter((r) => isTaxDocumentType(String(r.type)));
+  if (note && taxRefs.length === 0 && refs.length > 0) {
+    issue(['refs'], 'a note references at least one tax document (the one it modifies)');
+  }
+  const codes = taxRefs.map((r) => referenceCode(type, r.code, String(r.type)));
+  if (note && taxRefs.length > 1) {
+    issue(['refs'], 'a note that voids or corrects references exactly one tax document (CodRef 1, 2 or 3)');
   }
   const textCorrection = note && codes.includes(2);
 
   req.items.forEach((item, i) => {
-    if (item.price === undefined && type !== 52 && !textCorrection) issue(['items', i, 'price'], 'is required');
+    const unpriced = type === 52 && req.dispatch?.transfer_type !== 1;
+    if (item.price === undefined && !unpriced && !textCorrection) {
+      issue(
+        ['items', i, 'price'],
+        type === 52 ? 'is required on a guía that is a sale (IndTraslado 1)' : 'is required',
+      );
+    }
     if (textCorrection && item.price !== undefined && item.price !== 0) {
       issue(['items', i, 'price'], 'a text correction (code 2) carries no amounts: omit price');
     }
@@ -209,8 +287,48 @@ function typeRules(req: BaseRequest, ctx: z.RefinementCtx): void {
 
   if (type === 52 && !req.dispatch) issue(['dispatch'], 'is required for a guía de despacho: { transfer_type: 1..9 }');
   if (type !== 52 && req.dispatch) issue(['dispatch'], 'applies only to type 52');
+  if (type === 52 && req.dispatch) {
+    const d = req.dispatch;
+    // Rule 6: exports need Aduana/Transporte and foreign-currency fields Timbre does not build yet
+    // ([FMT] Encabezado 38, 84, 86; Detalle 21, 23, 28).
+    if (d.transfer_type === 8 || d.transfer_type === 9) {
+      issue(
+        ['dispatch', 'transfer_type'],
+        'export transfers (8, 9) need customs and foreign-currency fields that Timbre does not support yet',
+      );
+    }
+    // DirDest/CmnaDest when the issuer delivers (TipoDespacho 2 or 3, [FMT] Transporte).
+    if (d.dispatch_type === 2 || d.dispatch_type === 3) {
+      if (!d.transport?.address)
+        issue(['dispatch', 'transport', 'address'], 'is required when the issuer delivers (DirDest)');
+      if (!d.transport?.comuna)
+        issue(['dispatch', 'transport', 'comuna'], 'is required when the issuer delivers (CmnaDest)');
+    }
+  }
   if (type !== 46 && req.retention_code !== undefined) issue(['retention_code'], 'applies only to type 46');
-  if (!boleta && req.service_indicator !== undefined) issue(['service_indicator'], 'applies only to boletas (39, 41)');
+  if (boleta && req.payment !== undefined) {
+    issue(['payment'], 'boletas have no FmaPago; give payment_method (MedioPago) instead');
+  }
+  if (!boleta) {
+    if (req.service_indicator !== undefined) issue(['service_indicator'], 'applies only to boletas (39, 41)');
+    if (req.payment_method !== undefined) issue(['payment_method'], 'applies only to boletas (39, 41)');
+    if (req.service_period !== undefined) issue(['service_period'], 'applies only to boletas (39, 41)');
+    if (req.due_date !== undefined) issue(['due_date'], 'applies only to boletas (39, 41)');
+  } else {
+    // Rule 7: periodic services carry their period; domiciliary ones (2) their due date and the
+    // address where the service is given ([FMTB] fields 7, 8, 9, 24).
+    const si = req.service_indicator ?? 3;
+    if ((si === 1 || si === 2) && !req.service_period) {
+      issue(['service_period'], `is required for periodic services (service_indicator ${si}): { from, to }`);
+    }
+    if (si === 2 && !req.due_date) issue(['due_date'], 'is required for periodic domiciliary services (FchVenc)');
+    if ((si === 1 || si === 2) && !req.receiver?.address) {
+      issue(['receiver', 'address'], `is required for periodic services (service_indicator ${si}, DirRecep)`);
+    }
+    if (req.service_period && req.service_period.from > req.service_period.to) {
+      issue(['service_period', 'to'], 'must not be before service_period.from');
+    }
+  }
 }
 
 export const issueRequestSchema = baseSchema.superRefine(typeRules);

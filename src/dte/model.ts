@@ -11,6 +11,17 @@ export type DteType = (typeof DTE_TYPES)[number];
 export const BOLETA_TYPES: readonly DteType[] = [39, 41];
 export const isBoleta = (t: DteType): boolean => t === 39 || t === 41;
 
+/**
+ * The CodRef of a reference ([FMT] Referencias, CodRef): as given, or by default 1 (voids) on a
+ * 61 and 3 (corrects amounts) on a 56, but only for references to tax documents. References to
+ * non-tax documents (801 orden de compra, 802, HES, SET …) never get one.
+ */
+export function referenceCode(type: DteType, code: 1 | 2 | 3 | undefined, refType: string): 1 | 2 | 3 | undefined {
+  if (code !== undefined) return code;
+  if (!/^\d+$/.test(refType) || Number(refType) >= 800) return undefined;
+  return type === 61 ? 1 : type === 56 ? 3 : undefined;
+}
+
 /** Document names as printed on the boxed header (SII "Manual de Muestras Impresas"). */
 export const DTE_NAMES: Record<DteType, string> = {
   33: 'FACTURA ELECTRÓNICA',
@@ -40,6 +51,8 @@ export interface IssuerInfo {
   /** SII resolution authorising the issuer (FchResol / NroResol), printed under the stamp. */
   resolutionDate: string;
   resolutionNumber: number;
+  /** The SII unit printed "S.I.I. - <unit>" under the red box ([MUE] §1.1.7); not printed when unset. */
+  siiOffice?: string | null;
 }
 
 export interface ReceiverInfo {
@@ -114,6 +127,15 @@ export interface DispatchInfo {
   transferType: number;
   /** TipoDespacho 1..3. */
   dispatchType?: number;
+  /** [FMT] Transporte. */
+  transport?: {
+    plate?: string;
+    carrierRut?: string;
+    driver?: { rut: string; name: string };
+    address?: string;
+    comuna?: string;
+    city?: string;
+  };
 }
 
 /** A fully computed document, ready to be rendered as XML, stamped and printed. */
@@ -130,4 +152,16 @@ export interface DteDocument {
   dispatch?: DispatchInfo;
   /** Boletas: IndServicio (1..4). */
   serviceIndicator?: number;
+  /** FmaPago ([FMT] field 13), every non-boleta type: 1 contado, 2 crédito, 3 sin costo. */
+  payment?: 1 | 2 | 3;
+  /** MntBruto = 1 ([FMT] field 10): line prices include VAT (notes on a boleta). */
+  grossPrices?: boolean;
+  /** Boletas: MedioPago ([FMTB] field 10). */
+  paymentMethod?: number;
+  /** Boletas: PeriodoDesde / PeriodoHasta ([FMTB] fields 7, 8). */
+  servicePeriod?: { from: string; to: string };
+  /** Boletas: FchVenc ([FMTB] field 9). */
+  dueDate?: string;
+  /** Boletas: RUTProvSW ([FMTB] field 30), when the operator configures it. */
+  softwareProviderRut?: string;
 }

@@ -17,13 +17,14 @@ import { escapeXml, toLatin1 } from './xml-text.ts';
 export const TED_TEXT_LENGTH = 40;
 
 /**
- * RSR / IT1 text: Latin-1 only (the TED signs Latin-1 bytes), quotes removed (no source proves
- * whether the SII re-escapes `'`/`"` before verifying, so they are left out: REFERENCE §3.2),
- * first 40 characters, then escaped.
+ * RSR / IT1 text: Latin-1 only (the TED signs Latin-1 bytes), whitespace runs collapsed, first
+ * 40 characters, then written with the SII's table of special characters ([MUE] "Caracteres
+ * especiales": `&` → `&amp;`, `<` → `&lt;`, `>` → `&gt;`, `"` → `&quot;`, `'` → `&apos;`).
+ * Rule 11: quotes are escaped, not dropped, so a name made only of quotes is not empty.
  */
 export function tedText(text: string): string {
-  const clean = toLatin1(text).replace(/["']/g, '').replace(/\s+/g, ' ').trim();
-  return escapeXml(clean.slice(0, TED_TEXT_LENGTH).trim());
+  const clean = toLatin1(text).replace(/\s+/g, ' ').trim();
+  return escapeXml(clean.slice(0, TED_TEXT_LENGTH).trim()).replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 }
 
 export interface DdInput {

@@ -19,6 +19,7 @@ import {
   type IssuerInfo,
   type ReceiverInfo,
   isBoleta,
+  referenceCode,
 } from './model.ts';
 import { GENERIC_BOLETA_RUT } from './rut.ts';
 
@@ -82,9 +83,19 @@ export function lineAmounts(qty: string, price: string | undefined, discountPct:
 const ALL_EXEMPT: readonly DteType[] = [34, 41];
 
 function buildLine(item: IssueItem, index: number, type: DteType, textCorrection: boolean): DocumentLine {
+  // Rule 10: on 34/41 the whole document is exempt, so lines are not marked IndExe ([FMT]
+  // Detalle field IndExe, footnote 10: not used when the document is exempt as a whole).
   const qty = decimalText(item.qty) ?? '1';
   const price = textCorrection || item.price === undefined || item.price === 0 ? undefined : decimalText(item.price)!;
   const { amount, discountAmount } = lineAmounts(qty, price, price ? item.discount_pct : undefined, `items[${index}]`);
+  // DescuentoMonto is MntImpType (≥ 1) in DTE_v10.xsd, so it cannot be written as 0: a percentage
+  // that amounts to less than half a peso is refused rather than silently dropped.
+  if (discountAmount === 0) {
+    throw invalid(
+      `items[${index}].discount_pct`,
+      'the discount amounts to $0 on this line (DescuentoMonto must be at least 1): remove it',
+    );
+  }
   return {
     number: index + 1,
     name: item.name,
@@ -93,16 +104,13 @@ function buildLine(item: IssueItem, index: number, type: DteType, textCorrection
     ...(item.unit !== undefined && { unit: item.unit }),
     qty,
     ...(price !== undefined && { price }),
-    exempt: ALL_EXEMPT.includes(type) || item.exempt === true,
+    exempt: !ALL_EXEMPT.includes(type) && item.exempt === true,
     ...(price !== undefined && item.discount_pct !== undefined && { discountPct: decimalText(item.discount_pct)! }),
-    ...(discountAmount !== undefined && discountAmount > 0 && { discountAmount }),
+    // Rule 8: a percentage discount always carries its amount ([FMT] Detalle field 30: "Si va el
+    // descuento en %, debe ir el monto correspondiente"); one that rounds to 0 is refused above.
+    ...(discountAmount !== undefined && { discountAmount }),
     amount,
   };
-}
-
-/** The CodRef of a reference: given, or 1 (voids) on a 61 and 3 (corrects amounts) on a 56. */
-export function referenceCode(type: DteType, code: 1 | 2 | 3 | undefined): 1 | 2 | 3 | undefined {
-  return code ?? (type === 61 ? 1 : type === 56 ? 3 : undefined);
 }
 
 export interface ComputeContext {
@@ -110,36 +118,54 @@ export interface ComputeContext {
   folio: number;
   /** FchEmis, YYYY-MM-DD. */
   date: string;
+  /** Value of one UF in pesos, for the boleta 135 UF rule ([FMTB] fields 10, 18, 20). */
+  ufClp?: number;
+  /** RUTProvSW written on boletas when configured ([FMTB] field 30). */
+  softwareProviderRut?: string;
 }
+
+/** Above this many UF a boleta identifies its buyer and its MedioPago (Ley 21.713, [FMTB] 10, 18, 20). */
+export const BOLETA_IDENTIFIED_UF = 135;
+
+const invalid = (path: string, message: string) =>
+  new AppError('VALIDATION_FAILED', `${path}: ${message}`, { details: [{ path, message }] });
 
 /** The whole document model (lines, references, totals) from a validated request. */
 export function computeDocument(req: IssueRequest, ctx: ComputeContext): DteDocument {
   const type = req.type as DteType;
   const rate = ctx.issuer.vatRate;
   const refs: DocumentReference[] = (req.refs ?? []).map((r, i) => {
-    const code = referenceCode(type, r.code);
+    const refType = String(r.type).toUpperCase();
+    const code = referenceCode(type, r.code, refType);
     return {
       number: i + 1,
-      type: String(r.type).toUpperCase(),
+      type: refType,
       folio: String(r.folio),
       date: r.date ?? ctx.date,
       ...(code !== undefined && { code }),
       ...(r.reason !== undefined && { reason: r.reason }),
     };
   });
-  const textCorrection = (type === 56 || type === 61) && refs.some((r) => r.code === 2);
+  const note = type === 56 || type === 61;
+  const textCorrection = note && refs.some((r) => r.code === 2);
   const lines = req.items.map((item, i) => buildLine(item, i, type, textCorrection));
+  // Rule 4: a note on a boleta takes gross prices as the boleta did (MntBruto 1, [FMT] field 10).
+  const grossPrices = note && refs.some((r) => r.type === '39') && lines.some((l) => !l.exempt);
+  // Rule 5: a note on a factura de compra carries its VAT retention (ImptoReten 15 applies to
+  // notes 55/56/60/61, [FMT] table of additional taxes and retentions).
+  const retains = type === 46 || (note && refs.some((r) => r.type === '46'));
 
   const sum = (pred: (l: DocumentLine) => boolean) =>
     safe(
       lines.filter(pred).reduce((s, l) => s + BigInt(l.amount), 0n),
       'items',
     );
-  const taxable = sum((l) => !l.exempt);
-  const exempt = sum((l) => l.exempt);
+  const exemptType = ALL_EXEMPT.includes(type);
+  const taxable = exemptType ? 0 : sum((l) => !l.exempt);
+  const exempt = exemptType ? sum(() => true) : sum((l) => l.exempt);
 
   let totals: DocumentTotals;
-  if (type === 39) {
+  if (type === 39 || grossPrices) {
     // Boleta: prices include VAT; MntNeto and IVA are back-computed from the gross ([FMTB]).
     const { net, vat } = splitGross(taxable, rate);
     totals = { net, exempt, vat, vatRate: rate, total: safe(BigInt(taxable) + BigInt(exempt), 'items') };
@@ -156,7 +182,7 @@ export function computeDocument(req: IssueRequest, ctx: ComputeContext): DteDocu
       vatRate: rate,
       total: safe(BigInt(taxable) + BigInt(exempt) + BigInt(vat), 'items'),
     };
-    if (type === 46) {
+    if (retains) {
       // Factura de compra with total VAT retention (ImptoReten code 15): the buyer retains the
       // whole IVA, so MntTotal = MntNeto + MntExe (REFERENCE §4.4).
       const code = req.retention_code ?? 15;
@@ -164,8 +190,15 @@ export function computeDocument(req: IssueRequest, ctx: ComputeContext): DteDocu
     }
   }
 
-  // Boletas may omit the receiver: the SII's generic customer 66666666-6 ([FMTB]).
-  const receiver: ReceiverInfo = req.receiver ? { ...req.receiver } : { rut: GENERIC_BOLETA_RUT };
+  const receiver = receiverOf(req, ctx.issuer);
+  if (isBoleta(type) && ctx.ufClp && totals.total > BOLETA_IDENTIFIED_UF * ctx.ufClp) {
+    const limit = `above ${BOLETA_IDENTIFIED_UF} UF (${BOLETA_IDENTIFIED_UF * ctx.ufClp} pesos at UF ${ctx.ufClp})`;
+    if (receiver.rut === GENERIC_BOLETA_RUT) {
+      throw invalid('receiver.rut', `a boleta ${limit} identifies its buyer: a real RUT, not 66666666-6`);
+    }
+    if (!receiver.name) throw invalid('receiver.name', `a boleta ${limit} carries the buyer's name`);
+    if (req.payment_method === undefined) throw invalid('payment_method', `a boleta ${limit} states its MedioPago`);
+  }
   return {
     type,
     folio: ctx.folio,
@@ -175,12 +208,57 @@ export function computeDocument(req: IssueRequest, ctx: ComputeContext): DteDocu
     lines,
     refs,
     totals,
-    ...(req.dispatch && {
-      dispatch: {
-        transferType: req.dispatch.transfer_type,
-        ...(req.dispatch.dispatch_type !== undefined && { dispatchType: req.dispatch.dispatch_type }),
+    ...(req.dispatch && { dispatch: dispatchOf(req.dispatch) }),
+    ...(isBoleta(type) && { serviceIndicator: req.service_indicator ?? 3 }),
+    // Rule 1: FmaPago on every type whose IdDoc has it (not boletas), default 1 contado.
+    ...(!isBoleta(type) && { payment: req.payment ?? 1 }),
+    ...(grossPrices && { grossPrices }),
+    ...(req.payment_method !== undefined && { paymentMethod: req.payment_method }),
+    ...(req.service_period && { servicePeriod: req.service_period }),
+    ...(req.due_date !== undefined && { dueDate: req.due_date }),
+    ...(isBoleta(type) && ctx.softwareProviderRut && { softwareProviderRut: ctx.softwareProviderRut }),
+  };
+}
+
+/**
+ * The receiver: as sent; on boletas without one the SII's generic customer 66666666-6 ([FMTB]);
+ * on a guía 52 of IndTraslado 5 (traslado interno) the issuer itself ([MUE]).
+ */
+function receiverOf(req: IssueRequest, issuer: IssuerInfo): ReceiverInfo {
+  if (req.type === 52 && req.dispatch?.transfer_type === 5) {
+    if (req.receiver && req.receiver.rut !== issuer.rut) {
+      throw invalid(
+        'receiver.rut',
+        `an internal transfer (transfer_type 5) is addressed to the issuer itself (${issuer.rut})`,
+      );
+    }
+    return {
+      rut: issuer.rut,
+      name: issuer.name,
+      activity: [...issuer.giro].slice(0, 40).join('').trim(),
+      address: issuer.address,
+      comuna: issuer.comuna,
+      ...(issuer.city && { city: issuer.city }),
+      ...req.receiver,
+    };
+  }
+  return req.receiver ? { ...req.receiver } : { rut: GENERIC_BOLETA_RUT };
+}
+
+function dispatchOf(d: NonNullable<IssueRequest['dispatch']>): DteDocument['dispatch'] {
+  const t = d.transport;
+  return {
+    transferType: d.transfer_type,
+    ...(d.dispatch_type !== undefined && { dispatchType: d.dispatch_type }),
+    ...(t && {
+      transport: {
+        ...(t.plate !== undefined && { plate: t.plate }),
+        ...(t.carrier_rut !== undefined && { carrierRut: t.carrier_rut }),
+        ...(t.driver && { driver: { rut: t.driver.rut, name: t.driver.name } }),
+        ...(t.address !== undefined && { address: t.address }),
+        ...(t.comuna !== undefined && { comuna: t.comuna }),
+        ...(t.city !== undefined && { city: t.city }),
       },
     }),
-    ...(isBoleta(type) && { serviceIndicator: req.service_indicator ?? 3 }),
   };
 }

@@ -164,6 +164,16 @@ export async function generateSandboxRange(
   });
 }
 
+/**
+ * FA of a generated sandbox CAF: 1 January of the previous year. FchEmis is never before a
+ * CAF's FA, in sandbox as in live (TED-1-646, src/issuing/issue-document.ts), and a generated
+ * range stands for a CAF obtained some time ago, so sandbox documents can be backdated as live
+ * ones under an older CAF can. Sandbox CAFs do not expire (src/admin/cafs.ts).
+ */
+function sandboxCafDate(today: string): string {
+  return `${Number(today.slice(0, 4)) - 1}-01-01`;
+}
+
 async function generateRangeLocked(
   ctx: AppContext,
   tx: Prisma.TransactionClient,
@@ -183,7 +193,7 @@ async function generateRangeLocked(
     type,
     from,
     to: from + count - 1,
-    authorisedAt: santiagoDate(ctx.clock()),
+    authorisedAt: sandboxCafDate(santiagoDate(ctx.clock())),
     signerKey,
     idk: SANDBOX_CAF_IDK,
   });

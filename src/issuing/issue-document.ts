@@ -27,7 +27,7 @@ import { AppError } from '../errors.ts';
 import type { Document, Environment, Issuer, Prisma } from '../generated/prisma/client.ts';
 import { santiagoDate, santiagoTimestamp } from '../dte/chile-time.ts';
 import { fileUrls, searchable, totalsView } from './document-view.ts';
-import { checkReferences } from './references.ts';
+import { applyVoids, checkReferences, receiverFromTarget } from './references.ts';
 import {
   confirmReservation,
   ensureSandboxCaf,
@@ -54,6 +54,7 @@ export function issuerInfo(issuer: Issuer): IssuerInfo {
       ? issuer.resolutionDate.toISOString().slice(0, 10)
       : issuer.createdAt.toISOString().slice(0, 10),
     resolutionNumber: issuer.resolutionNumber ?? 0,
+    ...(issuer.siiOffice && { siiOffice: issuer.siiOffice }),
   };
 }
 
@@ -81,14 +82,30 @@ export async function issueDocument(
   const info = issuerInfo(issuer);
 
   // Totals and every request rule before anything is reserved (folio 0 is a placeholder).
-  const draft = computeDocument(req, { issuer: info, folio: 0, date });
+  const computed = computeDocument(req, {
+    issuer: info,
+    folio: 0,
+    date,
+    ufClp: ctx.config.UF_CLP,
+    ...(ctx.config.SII_SOFTWARE_PROVIDER_RUT && { softwareProviderRut: ctx.config.SII_SOFTWARE_PROVIDER_RUT }),
+  });
   const { cert } = await signingCertificate(ctx, issuer, env === 'live');
   if (env === 'live') assertLiveConfigured(issuer);
-  const voided = await checkReferences(ctx, issuer, env, draft);
+  const { voided, target } = await checkReferences(ctx, issuer, env, computed);
+  const draft: DteDocument =
+    computed.type === 61 ? { ...computed, receiver: receiverFromTarget(computed.receiver, target) } : computed;
   if (env === 'sandbox') await ensureSandboxCaf(ctx, issuer, draft.type);
 
   const timestamp = santiagoTimestamp(now);
-  const reservationInput = { issuerId: issuer.id, environment: env, type: draft.type, today: date };
+  // Rule 9: a CAF's expiry is judged against the real date, not the (possibly earlier) FchEmis
+  // the caller sends, so a backdated document never consumes an expired CAF (CAF-3-517).
+  const today = santiagoDate(now);
+  const reservationInput = {
+    issuerId: issuer.id,
+    environment: env,
+    type: draft.type,
+    today: date.localeCompare(today) > 0 ? date : today,
+  };
   for (let attempt = 1; ; attempt++) {
     const reservation = await reserveFolio(ctx, reservationInput);
     let stored: { created: Document; submissionId: string | null };
@@ -167,13 +184,8 @@ async function persistDocument(
       if (opts.idempotencyId) {
         await tx.idempotencyKey.update({ where: { id: opts.idempotencyId }, data: { documentId: created.id } });
       }
-      // Sandbox: a voiding credit note voids at once (live waits for the SII's acceptance).
-      if (voided && env === 'sandbox') {
-        await tx.document.update({
-          where: { id: voided.id },
-          data: { estadoSii: 'anulado', voidedById: created.id },
-        });
-      }
+      // Sandbox: a voiding note voids at once (live waits for the SII's acceptance).
+      if (voided && env === 'sandbox') await applyVoids(tx, created);
       // Live: the envelope commits with the document, so no live document exists without
       // its submission (the outbox the background jobs work from).
       const submission = envelope ? await insertSubmission(tx, issuer, created, envelope) : null;
@@ -191,9 +203,10 @@ async function buildSigned(
   ctx: AppContext,
   input: { doc: DteDocument; cafId: string; cert: SigningCertificate; env: Environment; timestamp: string },
 ): Promise<{ ted: string; bytes: Buffer }> {
-  const { doc, env, timestamp } = input;
+  const { doc, timestamp } = input;
   const material = await cafMaterialById(ctx, input.cafId);
-  if (env === 'live' && doc.date < material.caf.fa) {
+  // Rule 9: FchEmis is never before the CAF's FA (TED-1-646), in sandbox as in live.
+  if (doc.date < material.caf.fa) {
     throw new AppError(
       'VALIDATION_FAILED',
       `date ${doc.date} is before the authorisation date of the CAF (${material.caf.fa}); the SII would object (TED-1-646).`,

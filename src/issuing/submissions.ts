@@ -22,7 +22,6 @@ import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import type { SigningCertificate } from '../dte/certificate.ts';
 import { type EnvelopeKind, buildEnvelope, envelopeKindOf } from '../dte/envelope.ts';
-import type { DteDocument } from '../dte/model.ts';
 import type { Document, Issuer, Prisma, Submission } from '../generated/prisma/client.ts';
 import {
   SiiAmbiguousError,
@@ -33,6 +32,7 @@ import {
 } from '../sii/types.ts';
 import { santiagoTimestamp } from '../dte/chile-time.ts';
 import { signingCertificate } from './key-material.ts';
+import { applyVoids } from './references.ts';
 import type { EstadoSii } from './list-documents.ts';
 import {
   documentStatusQuery,
@@ -215,24 +215,11 @@ async function save(ctx: AppContext, submission: Submission, o: Outcome): Promis
 }
 
 /**
- * A credit note that voids (CodRef 1) marks the referenced document `anulado` once the SII has
- * accepted the note (DESIGN §5).
+ * A note that voids (CodRef 1) marks the referenced document `anulado` once the SII has
+ * accepted the note (DESIGN §5); a 56 voiding a 61 restores the original (references.ts).
  */
 async function voidReferencedDocuments(tx: Prisma.TransactionClient, note: Document): Promise<void> {
-  if (note.type !== 61) return;
-  const model = note.model as unknown as DteDocument;
-  for (const ref of model.refs ?? []) {
-    if (ref.code !== 1 || !/^\d+$/.test(ref.type) || !/^\d+$/.test(ref.folio)) continue;
-    await tx.document.updateMany({
-      where: {
-        issuerId: note.issuerId,
-        environment: note.environment,
-        type: Number(ref.type),
-        folio: Number(ref.folio),
-      },
-      data: { estadoSii: 'anulado', voidedById: note.id },
-    });
-  }
+  await applyVoids(tx, note);
 }
 
 async function step(ctx: AppContext, s: Submission): Promise<Outcome> {

@@ -111,8 +111,17 @@ function checkReferences(dte: ReceivedDte, ctx: DocumentCheckContext): SiiError[
     const target = ctx.registry.find(dte.issuerRut, Number(ref.type), Number(ref.folio));
     if (!target) {
       errors.push(err('REF', 3, 750, 'DTE Referenciado NO recibido en el SII'));
-    } else if (ref.code === 1 && target.total !== dte.total) {
-      errors.push(err('REF', 2, 780, 'Anulacion presenta diferencia de monto con documento referenciado'));
+    } else {
+      if (ref.code === 1 && target.total !== dte.total) {
+        errors.push(err('REF', 2, 780, 'Anulacion presenta diferencia de monto con documento referenciado'));
+      }
+      // A note modifies a document of the same receiver, and FchRef is that document's FchEmis.
+      if (target.receiverRut !== dte.receiverRut) {
+        errors.push(err('REF', 2, 781, 'RUT Receptor distinto al del documento referenciado'));
+      }
+      if (ref.date && ref.date !== target.date) {
+        errors.push(err('REF', 2, 782, 'Fecha de referencia no corresponde al documento referenciado'));
+      }
     }
   }
   return errors;

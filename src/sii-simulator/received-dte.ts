@@ -15,6 +15,8 @@ export interface ReceivedReference {
   folio: string;
   /** CodRef when numeric. */
   code: number | null;
+  /** FchRef as written ('' when absent). */
+  date: string;
   /** RUTOtr: the referenced document belongs to another taxpayer. */
   otherRut: string | null;
 }
@@ -157,6 +159,7 @@ export function readDte(text: string): ReceivedDte | null {
         type: textOf(child(r, 'TpoDocRef')),
         folio: textOf(child(r, 'FolioRef')),
         code: /^\d+$/.test(code) ? Number(code) : null,
+        date: textOf(child(r, 'FchRef')),
         otherRut: textOf(child(r, 'RUTOtr')) || null,
       };
     });

@@ -185,6 +185,16 @@ describe('issuer', () => {
     expect((await cli('issuer', 'list', '--bogus')).code).toBe(2);
   });
 
+  it('rule 12: --sii-office sets the SII unit printed "S.I.I. - <unit>" on create and update', async () => {
+    const v = await createIssuer(nextRut(), ['--sii-office', 'Santiago Oriente']);
+    expect(v.sii_office).toBe('Santiago Oriente');
+    const up = await cli('issuer', 'update', '--rut', v.rut, '--sii-office', 'Ñuñoa', '--json');
+    expect(up.code, up.stderr).toBe(0);
+    expect(up.json().sii_office).toBe('Ñuñoa');
+    const cleared = await cli('issuer', 'update', '--rut', v.rut, '--sii-office', '', '--json');
+    expect(cleared.json().sii_office).toBeNull();
+  });
+
   it('update, deactivate and list', async () => {
     const v = await createIssuer();
     const up = await cli('issuer', 'update', '--rut', v.rut, '--ambiente', '1', '--vat-rate', '10', '--json');

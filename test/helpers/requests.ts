@@ -55,8 +55,9 @@ export function requestFor(type: number): Record<string, unknown> {
       return {
         type: 52,
         receiver: RECEIVER,
-        dispatch: { transfer_type: 5 },
-        items: [{ name: 'Traslado interno de bodegas: estanterías', qty: 4 }],
+        // IndTraslado 6 (otros traslados no venta): a guía without prices to a customer.
+        dispatch: { transfer_type: 6 },
+        items: [{ name: 'Estanterías en préstamo para exhibición', qty: 4 }],
       };
     default:
       throw new Error(`no fixture for ${type}`);

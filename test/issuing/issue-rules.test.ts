@@ -58,14 +58,19 @@ describe('validation (400 with the field named) consumes no folio and stores not
     ],
     ['unknown field', { ...factura(), colour: 'red' }, ''],
     [
-      '61 receiver with more than rut and name',
+      'rule 2: a factura receiver without giro, address and comuna',
+      { ...factura(), receiver: { rut: RECEIVER.rut, name: RECEIVER.name } },
+      'receiver.activity receiver.address receiver.comuna',
+    ],
+    [
+      'rule 3: CodRef 2 on a debit note',
       {
-        type: 61,
+        type: 56,
         receiver: RECEIVER,
-        items: [{ name: 'x', qty: 1, price: 1 }],
-        refs: [{ type: 33, folio: 1, date: '2026-01-01', code: 3, reason: 'x' }],
+        items: [{ name: 'x', qty: 1 }],
+        refs: [{ type: 33, folio: 1, date: '2026-01-01', code: 2, reason: 'x' }],
       },
-      'receiver',
+      'refs[0].code',
     ],
     [
       'more than 60 lines',

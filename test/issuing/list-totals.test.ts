@@ -254,10 +254,14 @@ describe('total stays exact', () => {
   it('after a credit note voids a factura (the original becomes anulado)', async () => {
     const original = issued.find((d) => d.type === 33 && d.date === '2026-02-28')!;
     const body = factura();
+    // A note names the receiver of the document it voids (issue 9, rule 3).
+    const row = await t.ctx.db.prisma.document.findFirstOrThrow({
+      where: { issuerId, type: 33, folio: original.folio },
+    });
     await issue({
       type: 61,
       date: '2026-03-01',
-      receiver: { rut: RECEIVER.rut, name: RECEIVER.name },
+      receiver: { rut: row.receiverRut, name: RECEIVER.name },
       items: body.items,
       refs: [{ type: 33, folio: original.folio, date: original.date, code: 1, reason: 'Anula factura' }],
     });

@@ -744,6 +744,38 @@ describe('DTEUpload and processing', () => {
     expect(one(anc, 'ERR_CODE')).toBe('15');
   });
 
+  it('issue 9 rule 3: a note on another receiver (REF-2-781) or with a wrong FchRef (REF-2-782) is a reparo', async () => {
+    const folio = nextFolio33++;
+    const original = signedDte(caf33, cert, { request: factura(), folio });
+    await uploadAndProcess(envelope('dte', [{ type: 33, xml: original }], cert));
+    const note = (noteFolio: number, receiverRut: string, date: string) =>
+      signedDte(caf61, cert, {
+        folio: noteFolio,
+        request: {
+          type: 61,
+          receiver: { rut: receiverRut, name: RECEIVER.name },
+          items: [{ name: 'Descuento', qty: 1, price: 100 }],
+          refs: [{ type: 33, folio, date, code: 3, reason: 'Descuento' }],
+        },
+      });
+    const { trackId } = await uploadAndProcess(
+      envelope(
+        'dte',
+        [
+          { type: 61, xml: note(5, '13185095-6', TODAY) },
+          { type: 61, xml: note(6, RECEIVER.rut, '2020-01-01') },
+          { type: 61, xml: note(7, RECEIVER.rut, TODAY) },
+        ],
+        cert,
+      ),
+    );
+    expect(documentsOf(trackId).map((d) => [d.estado, d.errors[0]?.slice(0, 11)])).toEqual([
+      ['RPR', '(REF-2-781)'],
+      ['RPR', '(REF-2-782)'],
+      ['ACEPTADO', undefined],
+    ]);
+  });
+
   it('answers -11 for a track id of another company or an unknown one', async () => {
     const { trackId } = sim.uploads().find((u) => u.channel === 'dteupload')!;
     expect(one(await estUp(base, token, trackId, '60910000-1'), 'ERR_CODE')).toBe('1');

@@ -216,7 +216,7 @@ describe('generated CAFs (sandbox and simulator)', () => {
     const doc = computeDocument(
       issueRequestSchema.parse({
         type: 33,
-        receiver: { rut: '76354771-K', name: 'Cliente' },
+        receiver: { rut: '76354771-K', name: 'Cliente', activity: 'Comercio', address: 'Calle 1', comuna: 'Santiago' },
         items: [{ name: 'Pan', qty: 1, price: 100 }],
       }),
       { issuer, folio: 101, date: '2026-03-05' },

@@ -26,7 +26,11 @@ const REQUESTS: Record<string, unknown> = {
   '52': requestFor(52),
   '52 with prices and dispatch type': {
     ...(requestFor(52) as object),
-    dispatch: { transfer_type: 1, dispatch_type: 2 },
+    dispatch: {
+      transfer_type: 1,
+      dispatch_type: 2,
+      transport: { plate: 'KXLB12', address: 'Camino a Melipilla 9800', comuna: 'Maipú', city: 'Santiago' },
+    },
     items: [{ name: 'Planchas de zinc 3 m', qty: 20, price: 12990, unit: 'UN' }],
   },
   '56': {
@@ -111,7 +115,8 @@ describe.each(CASES)('DTE %s', (name) => {
       'TmstFirma',
     ];
     expect(body).toEqual(expected);
-    expect(names(encabezado)).toEqual(['IdDoc', 'Emisor', 'Receptor', 'Totales']);
+    const transport = d.doc.dispatch?.transport ? ['Transporte'] : [];
+    expect(names(encabezado)).toEqual(['IdDoc', 'Emisor', 'Receptor', ...transport, 'Totales']);
   });
 
   it('writes the TED verbatim, with MNT equal to MntTotal', () => {
@@ -145,12 +150,12 @@ describe('per-type content (REFERENCE §4.4, §4.5)', () => {
     });
   });
 
-  it('34 and 41: only MntExe and MntTotal, every line IndExe 1', () => {
+  it('rule 10: 34 and 41: only MntExe and MntTotal, no line marked IndExe (FMT footnote 10)', () => {
     expect(totales('34')).toEqual({ order: ['MntExe', 'MntTotal'], values: { MntExe: '285000', MntTotal: '285000' } });
     expect(totales('41')).toEqual({ order: ['MntExe', 'MntTotal'], values: { MntExe: '6000', MntTotal: '6000' } });
     for (const name of ['34', '41']) {
       const lines = childElements(parts(issued[name]!).documento).filter((e) => e.localName === 'Detalle');
-      expect(lines.map((l) => leaves(l)['IndExe'])).toEqual(lines.map(() => '1'));
+      expect(lines.map((l) => leaves(l)['IndExe'])).toEqual(lines.map(() => undefined));
     }
   });
 
@@ -209,11 +214,11 @@ describe('per-type content (REFERENCE §4.4, §4.5)', () => {
 
   it('52 without prices: IndTraslado, only MntTotal 0, lines without PrcItem', () => {
     const { encabezado, documento } = parts(issued['52']!);
-    expect(leaves(child(encabezado, 'IdDoc'))).toMatchObject({ IndTraslado: '5' });
+    expect(leaves(child(encabezado, 'IdDoc'))).toMatchObject({ IndTraslado: '6', FmaPago: '1' });
     expect(totales('52')).toEqual({ order: ['MntTotal'], values: { MntTotal: '0' } });
     expect(leaves(child(documento, 'Detalle'))).toEqual({
       NroLinDet: '1',
-      NmbItem: 'Traslado interno de bodegas: estanterías',
+      NmbItem: 'Estanterías en préstamo para exhibición',
       QtyItem: '4',
       MontoItem: '0',
     });
@@ -221,7 +226,20 @@ describe('per-type content (REFERENCE §4.4, §4.5)', () => {
 
   it('52 with prices: TipoDespacho before IndTraslado, and normal totals', () => {
     const { encabezado } = parts(issued['52 with prices and dispatch type']!);
-    expect(names(child(encabezado, 'IdDoc'))).toEqual(['TipoDTE', 'Folio', 'FchEmis', 'TipoDespacho', 'IndTraslado']);
+    expect(names(child(encabezado, 'IdDoc'))).toEqual([
+      'TipoDTE',
+      'Folio',
+      'FchEmis',
+      'TipoDespacho',
+      'IndTraslado',
+      'FmaPago',
+    ]);
+    expect(leaves(child(encabezado, 'Transporte'))).toEqual({
+      Patente: 'KXLB12',
+      DirDest: 'Camino a Melipilla 9800',
+      CmnaDest: 'Maipú',
+      CiudadDest: 'Santiago',
+    });
     expect(leaves(child(encabezado, 'IdDoc'))).toMatchObject({ TipoDespacho: '2', IndTraslado: '1' });
     // 20 × 12 990 = 259 800; IVA 49 362.
     expect(totales('52 with prices and dispatch type').values).toMatchObject({
@@ -348,8 +366,9 @@ describe('text encoding in the stored bytes', () => {
   });
 
   it('the TED carries Latin-1 look-alikes instead (it signs Latin-1 bytes and cannot hold references)', () => {
-    expect(textOf(d.ted, 'RSR')).toBe('Comercial OHiggins - Norte &amp; &lt;Sur&gt; Ñuñoa');
-    expect(textOf(d.ted, 'IT1')).toBe('Té premium - 500 g ½ ?');
+    // The apostrophe look-alike is written &apos; as the MUE's table says (rule 11).
+    expect(textOf(d.ted, 'RSR')).toBe('Comercial O&apos;Higgins - Norte &amp; &lt;Sur&gt; Ñuño');
+    expect(textOf(d.ted, 'IT1')).toBe('Té &quot;premium&quot; - 500 g ½ ?');
     expect(d.ted).not.toContain('&#');
   });
 

@@ -94,14 +94,26 @@ describe('receiver', () => {
 
   it('facturas need a receiver with a name; boletas do not', () => {
     expect(paths(factura({ receiver: undefined }))).toEqual(['receiver']);
-    expect(paths(factura({ receiver: { rut: RECEIVER.rut } }))).toEqual(['receiver.name']);
+    const { name: _, ...noName } = RECEIVER;
+    expect(paths(factura({ receiver: noName }))).toEqual(['receiver.name']);
     expect(accepts({ type: 39, items: [item()] })).toBe(true);
   });
 
-  it('a credit note carries only receiver.rut and receiver.name', () => {
-    const result = issues(creditNote({ receiver: { ...RECEIVER } }));
-    expect(Object.keys(result)).toEqual(['receiver']);
-    expect(result.receiver![0]).toMatch(/activity, address, comuna, city, email/);
+  it('rule 2: giro, address and comuna are required on 33/34/46/52/56 (FMT 57, 60, 61), 400 naming them', () => {
+    const bare = { rut: RECEIVER.rut, name: RECEIVER.name };
+    for (const type of [33, 34, 46, 52, 56]) {
+      const base = type === 56 ? creditNote({ type }) : (requestFor(type) as Record<string, unknown>);
+      expect(issues({ ...base, receiver: bare })).toEqual({
+        'receiver.activity': [`is required for type ${type} (GiroRecep)`],
+        'receiver.address': [`is required for type ${type} (DirRecep)`],
+        'receiver.comuna': [`is required for type ${type} (CmnaRecep)`],
+      });
+    }
+  });
+
+  it('rule 2: a credit note may carry only rut and name, and accepts the rest when given', () => {
+    expect(accepts(creditNote())).toBe(true);
+    expect(accepts(creditNote({ receiver: { ...RECEIVER } }))).toBe(true);
   });
 
   it('an e-mail must look like one', () => {
@@ -229,19 +241,37 @@ describe('unknown fields are refused at every level', () => {
 
 describe('rules that depend on the type (REFERENCE §4.4)', () => {
   it.each([56, 61])('type %i requires refs', (type) => {
-    expect(issues(creditNote({ type, receiver: { rut: RECEIVER.rut, name: 'X' }, refs: undefined }))).toEqual({
+    expect(issues(creditNote({ type, receiver: RECEIVER, refs: undefined }))).toEqual({
       refs: [`is required for type ${type}: the document this note modifies`],
     });
-    expect(paths(creditNote({ type, refs: [] }))).toEqual(['refs']);
+    expect(paths(creditNote({ type, receiver: RECEIVER, refs: [] }))).toEqual(['refs']);
   });
 
   it('a factura reference needs its date (FchRef)', () => {
     expect(paths(creditNote({ refs: [{ type: 33, folio: 120 }] }))).toEqual(['refs.0.date']);
   });
 
-  it('a credit note that voids or corrects text references exactly one document', () => {
+  it('rule 3: a voiding, text- or amount-correcting note references exactly one tax document', () => {
     expect(paths(creditNote({ refs: [ref, { ...ref, folio: 121 }] }))).toEqual(['refs']);
-    expect(accepts(creditNote({ refs: [ref, { ...ref, folio: 121 }].map((r) => ({ ...r, code: 3 })) }))).toBe(true);
+    expect(paths(creditNote({ refs: [ref, { ...ref, folio: 121 }].map((r) => ({ ...r, code: 3 })) }))).toEqual([
+      'refs',
+    ]);
+    // A purchase order next to the tax document is fine.
+    expect(accepts(creditNote({ refs: [ref, { type: 801, folio: 'OC-77', date: '2026-02-27' }] }))).toBe(true);
+  });
+
+  it('rule 3: which notes may void what, and CodRef only where it applies', () => {
+    const full = { receiver: RECEIVER };
+    expect(paths(creditNote({ type: 56, ...full, refs: [{ ...ref, code: 1 }] }))).toEqual(['refs.0.code']);
+    expect(accepts(creditNote({ type: 56, ...full, refs: [{ ...ref, type: 61, code: 1 }] }))).toBe(true);
+    expect(paths(creditNote({ refs: [{ ...ref, type: 61 }] }))).toEqual(['refs.0.code']);
+    expect(paths(creditNote({ type: 56, ...full, refs: [{ ...ref, code: 2 }] }))).toContain('refs.0.code');
+    expect(paths(creditNote({ refs: [{ ...ref, type: 52 }] }))).toEqual(['refs.0.type']);
+    expect(paths(creditNote({ refs: [{ ...ref, type: 30 }] }))).toEqual(['refs.0.type']);
+    expect(paths(creditNote({ refs: [ref, { type: 801, folio: 'OC-1', date: '2026-02-01', code: 1 }] }))).toEqual([
+      'refs.1.code',
+    ]);
+    expect(paths(factura({ refs: [{ ...ref, code: 1 }] }))).toEqual(['refs.0.code']);
   });
 
   it('a text correction (CodRef 2) carries no amounts', () => {
@@ -265,7 +295,11 @@ describe('rules that depend on the type (REFERENCE §4.4)', () => {
   });
 
   it('service_indicator applies only to boletas, 1..4', () => {
-    expect(accepts({ ...(requestFor(39) as object), service_indicator: 1 })).toBe(true);
+    const periodic = {
+      service_period: { from: '2026-02-01', to: '2026-02-28' },
+      receiver: { rut: RECEIVER.rut, address: 'Calle 1' },
+    };
+    expect(accepts({ ...(requestFor(39) as object), service_indicator: 1, ...periodic })).toBe(true);
     expect(paths({ ...(requestFor(39) as object), service_indicator: 5 })).toEqual(['service_indicator']);
     expect(paths(factura({ service_indicator: 3 }))).toEqual(['service_indicator']);
   });

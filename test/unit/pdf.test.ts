@@ -1,5 +1,5 @@
 /**
- * The printed representation (src/dte/pdf.ts) checked with independent tools, as a reader of
+ * The printed representation (src/dte/pdf/) checked with independent tools, as a reader of
  * the paper would: poppler rasterises the PDF at 300 dpi, ZXing decodes the PDF417 and must
  * return exactly the TED's ISO-8859-1 bytes (REFERENCE §3.3, TOOLCHAIN §5); pdftotext must find
  * the data the SII requires on the page ([MUE]).
@@ -10,7 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DocumentLine, DteDocument, IssuerInfo } from '../../src/dte/model.ts';
-import { formatAmount, formatDateLong, formatDecimal, renderPdf, SANDBOX_MARK, tedBarcode } from '../../src/dte/pdf.ts';
+import {
+  formatAmount,
+  formatDateLong,
+  formatDecimal,
+  renderPdf,
+  SANDBOX_MARK,
+  tedBarcode,
+} from '../../src/dte/pdf/index.ts';
 
 const ISSUER: IssuerInfo = {
   rut: '76086428-5',
@@ -23,6 +30,7 @@ const ISSUER: IssuerInfo = {
   vatRate: 19,
   resolutionDate: '2014-08-22',
   resolutionNumber: 80,
+  siiOffice: 'Santiago Oriente',
 };
 
 const RECEIVER_NAME = 'Panadería Ñuñoa & Hijos <Ltda.>';
@@ -192,8 +200,58 @@ describe('letter factura', () => {
     livePdf = save(await renderPdf(FACTURA, TED, { format: 'letter', sandbox: false }), 'pdf');
   });
 
-  it('is one US-letter page', () => {
-    expect(pageSizes(livePdf)).toEqual([{ width: 612, height: 792 }]);
+  it('rule 12: is two US-letter pages, the tributary copy and the CEDIBLE copy with the acuse de recibo box', () => {
+    expect(pageSizes(livePdf)).toEqual([
+      { width: 612, height: 792 },
+      { width: 612, height: 792 },
+    ]);
+    const [first, second] = [pdfText(livePdf, 1), pdfText(livePdf, 2)];
+    for (const text of [first, second]) expect(text).toContain('Timbre Electrónico SII');
+    expect(first).not.toContain('CEDIBLE');
+    expect(first).not.toContain('ACUSE DE RECIBO');
+    expect(second).toContain('CEDIBLE');
+    const flat = second.replace(/\s+/g, ' ');
+    for (const field of ['ACUSE DE RECIBO', 'Nombre:', 'R.U.T.:', 'Fecha:', 'Recinto:', 'Firma:']) {
+      expect(flat).toContain(field);
+    }
+    expect(flat).toContain('letra b) del Art. 4°, y la letra c) del Art. 5° de la Ley 19.983');
+    expect(flat).not.toMatch(/Recib[ií] conforme/i);
+  });
+
+  it('rule 12: a guía prints "CEDIBLE CON SU FACTURA"; notes and boletas print one copy', async () => {
+    const guia: DteDocument = { ...FACTURA, type: 52, dispatch: { transferType: 1 } };
+    const guiaPdf = save(await renderPdf(guia, TED, { format: 'letter', sandbox: false }), 'pdf');
+    expect(pageSizes(guiaPdf)).toHaveLength(2);
+    expect(pdfText(guiaPdf, 2)).toContain('CEDIBLE CON SU FACTURA');
+    for (const type of [56, 61, 39] as const) {
+      const pdf = save(await renderPdf({ ...FACTURA, type }, TED, { format: 'letter', sandbox: false }), 'pdf');
+      expect(pageSizes(pdf)).toHaveLength(1);
+      expect(pdfText(pdf)).not.toContain('CEDIBLE');
+    }
+  });
+
+  it('rule 12: "S.I.I. - <unit>" is the issuer\'s SII office, never its city or comuna', async () => {
+    expect(pdfText(livePdf)).toContain('S.I.I. - SANTIAGO ORIENTE');
+    const { siiOffice: _, ...noOffice } = ISSUER;
+    const pdf = save(
+      await renderPdf({ ...FACTURA, issuer: noOffice }, TED, { format: 'letter', sandbox: false }),
+      'pdf',
+    );
+    expect(pdfText(pdf)).not.toContain('S.I.I. -');
+  });
+
+  it('rule 1: prints FmaPago in words', async () => {
+    const pdf = save(await renderPdf({ ...FACTURA, payment: 2 }, TED, { format: 'letter', sandbox: false }), 'pdf');
+    expect(pdfText(pdf, 1)).toMatch(/Forma de pago:\s+Crédito/);
+  });
+
+  it("rule 12: a credit note prints the receiver's giro and address", async () => {
+    const note: DteDocument = { ...FACTURA, type: 61 };
+    for (const format of ['letter', '80mm'] as const) {
+      const text = pdfText(save(await renderPdf(note, TED, { format, sandbox: false }), 'pdf'));
+      expect(text).toContain('Elaboración de pan y pastelería');
+      expect(text).toContain('Av. Irarrázaval 2850, local 4°');
+    }
   });
 
   it('carries a PDF417 that decodes to the TED bytes (300 dpi)', () => {
@@ -210,7 +268,7 @@ describe('letter factura', () => {
       'R.U.T.: 76.086.428-5',
       'FACTURA ELECTRÓNICA',
       'Nº 4821',
-      'S.I.I. - SANTIAGO',
+      'S.I.I. - SANTIAGO ORIENTE',
       'Ferretería El Ñandú & Cía. <Sur> SpA',
       '5 de marzo de 2026',
       RECEIVER_NAME,
@@ -259,7 +317,7 @@ describe('80 mm roll', () => {
   it('is 80 mm wide, sized to its content, and its PDF417 decodes to the TED bytes', async () => {
     const pdf = save(await renderPdf(FACTURA, TED, { format: '80mm', sandbox: false }), 'pdf');
     const sizes = pageSizes(pdf);
-    expect(sizes).toHaveLength(1);
+    expect(sizes).toHaveLength(2); // the tributary and the cedible copy
     expect(sizes[0]?.width).toBeCloseTo((80 / 25.4) * 72, 2);
     expect(sizes[0]?.height).toBeLessThan(792);
     expect(decodeBytes(rasterise(pdf, 1)).equals(TED_BYTES)).toBe(true);
@@ -277,6 +335,26 @@ describe('80 mm roll', () => {
     expect(text).not.toContain('SANDBOX');
   });
 
+  it('rule 12: follows the MUE order for continuous paper, the red box first', async () => {
+    const pdf = save(await renderPdf(FACTURA, TED, { format: '80mm', sandbox: false }), 'pdf');
+    const text = pdfText(pdf, 2);
+    const order = [
+      'R.U.T.: 76.086.428-5', // 1. red box
+      'S.I.I. - SANTIAGO ORIENTE', // 2. SII office
+      'Ferretería El Ñandú', // 3. issuer
+      RECEIVER_NAME, // 4. receiver
+      'Fecha emisión:', // 5. date
+      'Referencias', // 6. references
+      'Levadura fresca', // 7. detail
+      'TOTAL', // 8. totals
+      'ACUSE DE RECIBO', // 9. acuse de recibo
+      'Timbre Electrónico SII', // 10. stamp
+      'CEDIBLE', // 11. destination legend
+    ].map((s) => text.indexOf(s));
+    expect(order.every((at) => at >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
   it('carries the sandbox mark', async () => {
     const pdf = save(await renderPdf(FACTURA, TED, { format: '80mm', sandbox: true }), 'pdf');
     expect(pdfText(pdf)).toContain(SANDBOX_MARK);
@@ -291,10 +369,13 @@ describe('pagination', () => {
       totals: { net: 120000, exempt: 0, vat: 22800, vatRate: 19, total: 142800 },
     };
     const pdf = save(await renderPdf(doc, TED, { format: 'letter', sandbox: true }), 'pdf');
-    const pages = pageSizes(pdf).length;
+    // Two copies (tributary and cedible), each paginated on its own.
+    const all2 = pageSizes(pdf).length;
+    const pages = all2 / 2;
     expect(pages).toBeGreaterThan(1);
-    for (let p = 1; p <= pages; p++) {
-      const text = pdfText(pdf, p);
+    for (let n = 1; n <= all2; n++) {
+      const p = ((n - 1) % pages) + 1;
+      const text = pdfText(pdf, n);
       expect(text).toContain('Descripción');
       expect(text).toContain('Nº 4821');
       expect(text).toContain(`Página ${p} de ${pages}`);

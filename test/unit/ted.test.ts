@@ -178,8 +178,13 @@ describe('buildTed on a computed document', () => {
 
 describe('tedText: RSR / IT1 text the SII can verify', () => {
   it.each([
-    ['quotes are removed (REFERENCE §3.2)', 'Clavos 2" "King" O\'Brien', 'Clavos 2 King OBrien'],
-    ['typographic marks become Latin-1 look-alikes, the rest ?', 'O’Higgins — Sur 😀 €', 'OHiggins - Sur ? EUR'],
+    [
+      'rule 11: quotes are escaped as the MUE says',
+      'Clavos 2" "King" O\'Brien',
+      'Clavos 2&quot; &quot;King&quot; O&apos;Brien',
+    ],
+    ['rule 11: a name of only quotes is not empty', '"\'"', '&quot;&apos;&quot;'],
+    ['typographic marks become Latin-1 look-alikes, the rest ?', 'O’Higgins — Sur 😀 €', 'O&apos;Higgins - Sur ? EUR'],
     ['whitespace runs collapse and the ends are trimmed', '  Ferretería \t  Ñandú  ', 'Ferretería Ñandú'],
     ['a decomposed ñ is composed into one Latin-1 letter', 'Mun\u0303oz', 'Muñoz'],
     ['the cut happens before escaping', `${'x'.repeat(39)}&&&`, `${'x'.repeat(39)}&amp;`],

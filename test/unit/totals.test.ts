@@ -11,7 +11,8 @@ import { computeDocument, divRoundHalfUp, lineAmounts, splitGross, toMicros, vat
 import { ISSUER } from '../helpers/dte-pipeline.ts';
 import { RECEIVER, requestFor } from '../helpers/requests.ts';
 
-const receiver = { rut: RECEIVER.rut, name: RECEIVER.name };
+const { rut, name, activity, address, comuna } = RECEIVER;
+const receiver = { rut, name, activity, address, comuna };
 
 function compute(request: unknown, issuer: IssuerInfo = ISSUER): DteDocument {
   return computeDocument(issueRequestSchema.parse(request), { issuer, folio: 1, date: '2026-03-05' });
@@ -74,13 +75,13 @@ describe('totals per document type (REFERENCE §4.4, DESIGN §5)', () => {
   it('34 factura exenta: every line exempt, no IVA', () => {
     // 150 000 + 3 × 45 000 = 285 000, without the lines saying "exempt".
     const doc = compute(requestFor(34));
-    expect(doc.lines.every((l) => l.exempt)).toBe(true);
+    expect(doc.lines.some((l) => l.exempt)).toBe(false); // rule 10: no IndExe on 34/41
     expect(doc.totals).toEqual({ net: 0, exempt: 285000, vat: 0, vatRate: 19, total: 285000 });
   });
 
   it('41 boleta exenta: every line exempt, no IVA', () => {
     const doc = compute(requestFor(41));
-    expect(doc.lines.every((l) => l.exempt)).toBe(true);
+    expect(doc.lines.some((l) => l.exempt)).toBe(false); // rule 10: no IndExe on 34/41
     expect(doc.totals).toEqual({ net: 0, exempt: 6000, vat: 0, vatRate: 19, total: 6000 });
   });
 
@@ -101,12 +102,12 @@ describe('totals per document type (REFERENCE §4.4, DESIGN §5)', () => {
     });
   });
 
-  it('52 guía without prices (internal transfer): total 0, lines without price', () => {
+  it('52 guía without prices (a transfer that is not a sale): total 0, lines without price', () => {
     const doc = compute(requestFor(52));
     expect(doc.lines[0]).toMatchObject({ qty: '4', amount: 0 });
     expect(doc.lines[0]!.price).toBeUndefined();
     expect(doc.totals).toEqual({ net: 0, exempt: 0, vat: 0, vatRate: 19, total: 0 });
-    expect(doc.dispatch).toEqual({ transferType: 5 });
+    expect(doc.dispatch).toEqual({ transferType: 6 });
   });
 
   it('61 with CodRef 2 (text correction): every amount is 0', () => {

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "issuers" ADD COLUMN     "sii_office" TEXT;
