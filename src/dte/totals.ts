@@ -127,8 +127,7 @@ export interface ComputeContext {
 /** Above this many UF a boleta identifies its buyer and its MedioPago (Ley 21.713, [FMTB] 10, 18, 20). */
 export const BOLETA_IDENTIFIED_UF = 135;
 
-const invalid = (path: string, message: string) =>
-  new AppError('VALIDATION_FAILED', `${path}: ${message}`, { details: [{ path, message }] });
+const invalid = validationError;
 
 /** The whole document model (lines, references, totals) from a validated request. */
 export function computeDocument(req: IssueRequest, ctx: ComputeContext): DteDocument {
