@@ -188,10 +188,28 @@ export interface operations {
               reason?: string;
               code?: 1 | 2 | 3;
             })[];
+          payment?: 1 | 2 | 3;
           dispatch?: {
             transfer_type: number;
             dispatch_type?: number;
+            transport?: {
+              plate?: string;
+              carrier_rut?: string;
+              driver?: {
+                rut: string;
+                name: string;
+              };
+              address?: string;
+              comuna?: string;
+              city?: string;
+            };
           };
+          payment_method?: number;
+          service_period?: {
+            from: string;
+            to: string;
+          };
+          due_date?: string;
           retention_code?: number;
           service_indicator?: number;
         };
