@@ -24,9 +24,15 @@ export interface PdfOptions {
   format: PdfFormat;
   /** Sandbox documents carry a visible "SANDBOX — SIN VALIDEZ TRIBUTARIA" mark (DESIGN §4). */
   sandbox: boolean;
+  /**
+   * A preview before issuing (DESIGN §8): marked "BORRADOR — SIN FOLIO" instead of the
+   * sandbox mark, and no PDF417 stamp (there is no TED without a folio).
+   */
+  draft?: boolean;
 }
 
 export const SANDBOX_MARK = 'SANDBOX — SIN VALIDEZ TRIBUTARIA';
+export const DRAFT_MARK = 'BORRADOR — SIN FOLIO';
 
 const MM = 72 / 25.4;
 
@@ -602,7 +608,8 @@ function paginate(layout: Layout): PlacedPage[] {
 const gap = (height: number): Block => ({ height, draw() {} });
 
 /** The stamp: quiet zone, symbol, quiet zone, legend ([MUE]; REFERENCE §3.3, font ≥ 6 pt). */
-function stampBlock(pen: Pen, doc: DteDocument, barcode: TedBarcode, x: number, captionSize: number): Block {
+function stampBlock(pen: Pen, doc: DteDocument, barcode: TedBarcode | null, x: number, captionSize: number): Block {
+  if (!barcode) return draftStampBlock(pen, x, captionSize);
   const quiet = 0.25 * 72; // 0.25" on every side (REFERENCE §3.3)
   const year = doc.issuer.resolutionDate.slice(0, 4);
   const caption = [
@@ -625,9 +632,37 @@ function stampBlock(pen: Pen, doc: DteDocument, barcode: TedBarcode, x: number, 
   };
 }
 
-function sandboxBand(pen: Pen, x: number, y: number, width: number, height: number, size: number): void {
+/** A draft has no TED: the stamp's place says so, in the symbol's size. */
+function draftStampBlock(pen: Pen, x: number, captionSize: number): Block {
+  const width = 2 * 72;
+  const height = 1 * 72;
+  return {
+    height: height + 0.5 * 72,
+    draw(y) {
+      pen.doc
+        .rect(x, y + 18, width, height)
+        .dash(3, { space: 3 })
+        .lineWidth(0.75)
+        .strokeColor(RULE)
+        .stroke()
+        .undash();
+      pen.text(
+        'Sin timbre electrónico',
+        x + width / 2,
+        y + 18 + height / 2 - captionSize,
+        BOLD,
+        captionSize,
+        MUTED,
+        'center',
+      );
+      pen.text('(borrador, sin folio)', x + width / 2, y + 18 + height / 2 + 2, REGULAR, captionSize, MUTED, 'center');
+    },
+  };
+}
+
+function sandboxBand(pen: Pen, x: number, y: number, width: number, height: number, size: number, mark: string): void {
   pen.fillRect(x, y, width, height, RED);
-  pen.text(SANDBOX_MARK, x + width / 2, y + (height - size) / 2 + 0.5, BOLD, size, '#ffffff', 'center');
+  pen.text(mark, x + width / 2, y + (height - size) / 2 + 0.5, BOLD, size, '#ffffff', 'center');
 }
 
 function newDocument(doc: DteDocument): PDFKit.PDFDocument {
@@ -657,7 +692,7 @@ const MARGIN = 15 * MM;
 /** The symbol's left edge: ≥ 2 cm from the paper edge ([MUE]). */
 const STAMP_X = 22 * MM;
 
-function letterLayout(pen: Pen, doc: DteDocument, barcode: TedBarcode, sandbox: boolean): Layout {
+function letterLayout(pen: Pen, doc: DteDocument, barcode: TedBarcode | null, mark: string | null): Layout {
   const left = MARGIN;
   const right = LETTER.width - MARGIN;
   const contentWidth = right - left;
@@ -883,20 +918,20 @@ function letterLayout(pen: Pen, doc: DteDocument, barcode: TedBarcode, sandbox: 
     final,
     finalAtBottom: true,
     underlay() {
-      if (!sandbox) return;
+      if (!mark) return;
       // A large, faint diagonal mark across the middle of the page, plus a band at the top.
       const d = pen.doc;
       const cx = LETTER.width / 2;
       const cy = LETTER.height / 2;
-      const size = Math.min(40, 520 / pen.width(SANDBOX_MARK, BOLD, 1));
+      const size = Math.min(40, 520 / pen.width(mark, BOLD, 1));
       d.save();
       d.rotate(-35, { origin: [cx, cy] });
       d.fillOpacity(0.1);
       pen.resetColor();
-      pen.text(SANDBOX_MARK, cx, cy - size / 2, BOLD, size, RED, 'center');
+      pen.text(mark, cx, cy - size / 2, BOLD, size, RED, 'center');
       d.restore();
       pen.resetColor();
-      sandboxBand(pen, left, MARGIN - 26, contentWidth, 16, 9);
+      sandboxBand(pen, left, MARGIN - 26, contentWidth, 16, 9, mark);
     },
     overlay(page, pages) {
       if (pages > 1) pen.text(`Página ${page} de ${pages}`, right, footerY, REGULAR, 7.5, MUTED, 'right');
@@ -917,7 +952,7 @@ function discountText(line: DocumentLine): string {
 const ROLL_WIDTH = 80 * MM;
 const ROLL_MARGIN = 4 * MM;
 
-function rollLayout(pen: Pen, doc: DteDocument, barcode: TedBarcode, sandbox: boolean): Layout {
+function rollLayout(pen: Pen, doc: DteDocument, barcode: TedBarcode | null, mark: string | null): Layout {
   const left = ROLL_MARGIN;
   const right = ROLL_WIDTH - ROLL_MARGIN;
   const width = right - left;
@@ -944,7 +979,7 @@ function rollLayout(pen: Pen, doc: DteDocument, barcode: TedBarcode, sandbox: bo
     };
   };
 
-  if (sandbox) blocks.push({ height: 20, draw: (y) => sandboxBand(pen, left, y, width, 14, 7.5) });
+  if (mark) blocks.push({ height: 20, draw: (y) => sandboxBand(pen, left, y, width, 14, 7.5, mark) });
   blocks.push(centred(doc.issuer.name, BOLD, 10, 12, INK, 2));
   blocks.push(centred(doc.issuer.giro, REGULAR, 7, 8.5, MUTED));
   blocks.push(centred(doc.issuer.address, REGULAR, 7, 8.5, MUTED));
@@ -1041,7 +1076,7 @@ function rollLayout(pen: Pen, doc: DteDocument, barcode: TedBarcode, sandbox: bo
   }
 
   const totals = totalRows(doc);
-  const stamp = stampBlock(pen, doc, barcode, cx - barcode.width / 2, 7);
+  const stamp = stampBlock(pen, doc, barcode, cx - (barcode?.width ?? 144) / 2, 7);
   const totalsHeight = 6 + totals.reduce((s, r) => s + (r.strong ? 13 : 10), 0);
   const final: Block = {
     height: totalsHeight + stamp.height + 4,
@@ -1065,7 +1100,7 @@ function rollLayout(pen: Pen, doc: DteDocument, barcode: TedBarcode, sandbox: bo
     bottom: ROLL_MAX_PAGE - ROLL_MARGIN,
     bottomMargin: ROLL_MARGIN,
     firstPage: blocks,
-    continuation: sandbox ? [blocks[0] ?? gap(0)] : [],
+    continuation: mark ? [blocks[0] ?? gap(0)] : [],
     flows,
     final,
     finalAtBottom: false,
@@ -1084,13 +1119,11 @@ function rollLayout(pen: Pen, doc: DteDocument, barcode: TedBarcode, sandbox: bo
  * header repeats on each page, and the totals and stamp are on the last one.
  */
 export async function renderPdf(doc: DteDocument, ted: string, opts: PdfOptions): Promise<Buffer> {
-  const barcode = tedBarcode(ted, opts.format);
+  const barcode = opts.draft ? null : tedBarcode(ted, opts.format);
+  const mark = opts.draft ? DRAFT_MARK : opts.sandbox ? SANDBOX_MARK : null;
   const pdf = newDocument(doc);
   const pen = new Pen(pdf);
-  const layout =
-    opts.format === '80mm'
-      ? rollLayout(pen, doc, barcode, opts.sandbox)
-      : letterLayout(pen, doc, barcode, opts.sandbox);
+  const layout = opts.format === '80mm' ? rollLayout(pen, doc, barcode, mark) : letterLayout(pen, doc, barcode, mark);
   const pages = paginate(layout);
 
   const chunks: Buffer[] = [];
