@@ -55,9 +55,6 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
-/** A stored hash to compare against when the e-mail is unknown, so both answers take as long. */
-let dummyHash: Promise<string> | null = null;
-
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 const emailSchema = z
@@ -197,9 +194,14 @@ export async function signIn(
     throw new AppError('SIGN_IN_RATE_LIMITED', undefined, { headers: { 'Retry-After': '900' } });
   }
   const user = email ? await ctx.db.prisma.user.findUnique({ where: { email } }) : null;
-  dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
-  const ok = await verifyPassword(input.password.slice(0, 200), user?.passwordHash ?? (await dummyHash));
-  if (!user || !user.active || !ok) {
+  // An unknown e-mail is compared against a throwaway hash, so both answers take as long.
+  let dummy = ctx.caches.values.get('users:dummy-hash') as Promise<string> | undefined;
+  if (!dummy) {
+    dummy = hashPassword(randomBytes(16).toString('hex'));
+    ctx.caches.values.set('users:dummy-hash', dummy);
+  }
+  const ok = await verifyPassword(input.password.slice(0, 200), user?.passwordHash ?? (await dummy));
+  if (!user?.active || !ok) {
     await ctx.db.prisma.signInFailure.createMany({ data: keys.map((key) => ({ key, createdAt: ctx.clock() })) });
     // Old failures are of no use; dropping them here keeps the table small without a job.
     await ctx.db.prisma.signInFailure.deleteMany({ where: { createdAt: { lt: since } } });
