@@ -65,7 +65,7 @@ export function page(p: PageInput): Html {
   <a class="brand" href="${base}/documentos">Timbre</a>
   <form class="switcher" method="get" action="/dashboard/ir">
     <label for="issuer-switch" class="visually-hidden">Emisor</label>
-    <select id="issuer-switch" name="rut" data-autosubmit>
+    <select id="issuer-switch" name="rut" class="issuer-select" data-autosubmit>
       ${web.issuers.map(
         (i) =>
           html`<option value="${i.rut}"${i.id === issuer.id ? html` selected` : ''}>${rut(i.rut)} · ${i.name}</option>`,

@@ -149,7 +149,7 @@ ${flash.error && flash.error in ERROR_CATALOG ? notice('error', errorMessage(new
 <div class="doc-head">
   <p class="doc-title">${typeBadge(d.type)} ${typeName(d.type)} Nº ${d.folio}</p>
   <p>${estadoBadge(d.estadoSii)} ${live && (d.siiEstado || d.siiGlosa) ? html`<span class="sii-raw">SII: <code>${d.siiEstado ?? ''}</code> ${d.siiGlosa ?? ''}</span>` : ''}</p>
-  <p class="actions">
+  <p class="doc-actions">
     <a class="button" href="${files.replace('%s', 'pdf')}&amp;download=1">Descargar PDF</a>
     <a class="button" href="${files.replace('%s', 'xml')}">Descargar XML</a>
     ${canResend ? html`<form method="post" action="${base}/reenviar" class="inline">${csrfField(web)}<button type="submit" class="button">Reenviar al SII</button></form>` : ''}

@@ -258,7 +258,7 @@ ${Array.from({ length: REF_ROWS }, (_, i) => {
   const cell = (k: string, name: string, label: string, extra: Html = html``) =>
     html`<div class="field"><label for="ref-${i}-${k}">${label}</label><input id="ref-${i}-${k}" name="${name}" value="${val(name, i)}"${describedBy(`ref-${i}-${k}`, e(k))}${extra}>${fieldError(`ref-${i}-${k}`, e(k))}</div>`;
   return html`<div class="line ref">
-${cell('type', 'ref_type', 'Tipo doc.', html` placeholder="33"`)}
+${cell('type', 'ref_type', 'Tipo doc.', html` inputmode="numeric"`)}
 ${cell('folio', 'ref_folio', 'Folio')}
 ${cell('date', 'ref_date', 'Fecha', html` type="date"`)}
 <div class="field"><label for="ref-${i}-code">Código</label><select id="ref-${i}-code" name="ref_code">

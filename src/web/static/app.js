@@ -108,7 +108,7 @@
   let sent = false;
   form.addEventListener('submit', (event) => {
     const submitter = event.submitter;
-    if (!submitter || submitter.value !== 'issue') return;
+    if (submitter?.value !== 'issue') return;
     if (sent) {
       event.preventDefault();
       return;
