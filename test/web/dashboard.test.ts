@@ -294,7 +294,8 @@ describe('dashboard in chromium', () => {
     ]);
     const f33 = await issue();
     issued.push({ type: 33, folio: f33 });
-    expect(await page.textContent('.doc-title')).toContain(`Factura electrónica Nº ${f33}`);
+    expect(await page.textContent('h1')).toBe(`Factura electrónica Nº ${f33}`);
+    expect(await page.textContent('.notice-ok')).toContain(`folio ${f33}`);
     await look(page, 'documento');
 
     await fillIssue(34, [{ name: 'Asesoría contable', qty: '1', price: '150000' }]);

@@ -100,13 +100,13 @@ ${
       : html`<div class="empty"><p>Aún no hay documentos. <a href="${base}/emitir">Emite el primero</a> o usa la API:</p>${curlExample(ctx.config.publicBaseUrl, issuer)}</div>`
     : html`<p class="muted">${result.total} documento${result.total === 1 ? '' : 's'}</p>
 <div class="table-wrap"><table class="list">
-<thead><tr><th scope="col">Tipo</th><th scope="col">Folio</th><th scope="col">Fecha</th><th scope="col">Receptor</th><th scope="col" class="num">Total</th><th scope="col">Estado SII</th></tr></thead>
+<thead><tr><th scope="col">Tipo</th><th scope="col">Folio</th><th scope="col" class="hide-sm">Fecha</th><th scope="col">Receptor</th><th scope="col" class="num">Total</th><th scope="col">Estado SII</th></tr></thead>
 <tbody>
 ${result.data.map(
   (d) => html`<tr>
 <td>${typeBadge(d.type)} <span class="type-name">${typeName(d.type)}</span></td>
-<td><a href="${base}/documentos/${d.type}/${d.folio}?env=${d.env}">Nº ${d.folio}</a></td>
-<td>${date(d.date)}</td>
+<td><a href="${base}/documentos/${d.type}/${d.folio}?env=${d.env}">Nº ${d.folio}</a><span class="show-sm muted">${date(d.date)}</span></td>
+<td class="hide-sm">${date(d.date)}</td>
 <td><span class="receiver">${d.receiver.name}</span><br><span class="muted">${rut(d.receiver.rut)}</span></td>
 <td class="num">${money(d.totals.total)}</td>
 <td>${estadoBadge(d.estado_sii)}</td>
@@ -145,10 +145,10 @@ ${result.data.map(
         live && may(web.user, 'issue') && !['aceptado', 'aceptado_con_reparos', 'anulado'].includes(d.estadoSii);
       const body = html`
 ${flash.ok === 'reenviado' ? notice('ok', 'Se envió de nuevo al SII.') : ''}
+${flash.ok === 'emitido' ? notice('ok', html`Documento emitido con folio <strong>${d.folio}</strong>.${live ? ` Estado SII: ${ESTADO_LABELS[d.estadoSii]?.label ?? d.estadoSii}.` : ''} <a href="/dashboard/${issuer.rut}/emitir">Emitir otro</a>`) : ''}
 ${flash.error && flash.error in ERROR_CATALOG ? notice('error', errorMessage(new AppError(flash.error as ErrorCode))) : ''}
 <div class="doc-head">
-  <p class="doc-title">${typeBadge(d.type)} ${typeName(d.type)} Nº ${d.folio}</p>
-  <p>${estadoBadge(d.estadoSii)} ${live && (d.siiEstado || d.siiGlosa) ? html`<span class="sii-raw">SII: <code>${d.siiEstado ?? ''}</code> ${d.siiGlosa ?? ''}</span>` : ''}</p>
+  <p>${typeBadge(d.type)} ${estadoBadge(d.estadoSii)} ${live && (d.siiEstado || d.siiGlosa) ? html`<span class="sii-raw">SII: <code>${d.siiEstado ?? ''}</code> ${d.siiGlosa ?? ''}</span>` : ''}</p>
   <p class="doc-actions">
     <a class="button" href="${files.replace('%s', 'pdf')}&amp;download=1">Descargar PDF</a>
     <a class="button" href="${files.replace('%s', 'xml')}">Descargar XML</a>

@@ -95,6 +95,8 @@
       if (mine === sequence) status.textContent = 'No se pudieron calcular los totales.';
     }
   };
+  // A page re-rendered with values (after an error, or "Más líneas") shows their totals at once.
+  if ([...form.querySelectorAll('input[name="item_name"]')].some((i) => i.value)) refresh();
   form.addEventListener('input', () => {
     clearTimeout(timer);
     timer = setTimeout(refresh, 350);
