@@ -32,6 +32,7 @@ let second: Issuer;
 let other: Issuer;
 const signer = generateKeyPairSync('rsa', { modulusLength: 1024 });
 const files = mkdtempSync(join(tmpdir(), 'dashboard-'));
+const browserErrors: string[] = [];
 
 beforeAll(async () => {
   const pem = signer.publicKey.export({ type: 'spki', format: 'pem' }) as string;
@@ -67,6 +68,11 @@ beforeAll(async () => {
   context = await browser.newContext({ locale: 'es-CL', timezoneId: 'America/Santiago' });
   page = await context.newPage();
   page.setDefaultTimeout(20_000);
+  // Anything the CSP blocks (an inline script or style) or a script error fails the file.
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) browserErrors.push(m.text());
+  });
+  page.on('pageerror', (e) => browserErrors.push(e.message));
 }, 120_000);
 
 afterAll(async () => {
@@ -466,6 +472,27 @@ describe('dashboard in chromium', () => {
     );
   });
 
+  it('gives a viewer the pages but not the actions', async () => {
+    await createUser(t.ctx, {
+      accountId: issuer.accountId,
+      email: 'lector@ferreteria.cl',
+      role: 'viewer',
+      password: PASSWORD,
+    });
+    const ctx2 = await browser.newContext({ locale: 'es-CL' });
+    const p = await ctx2.newPage();
+    await signIn(p, 'lector@ferreteria.cl', PASSWORD);
+    await p.goto(dash('emitir'));
+    expect(await p.textContent('main')).toContain('no emitirlos');
+    expect(await p.locator('form[data-issue-form]').count()).toBe(0);
+    expect(await p.locator('nav.side a:has-text("Usuarios")').count()).toBe(0);
+    const csrf = (await p.getAttribute('input[name="_csrf"]', 'value')) ?? '';
+    const post = await p.request.post(dash('claves'), { form: { _csrf: csrf, role: 'owner' }, maxRedirects: 0 });
+    expect(post.status()).toBe(403);
+    expect((await p.request.get(dash('usuarios'))).status()).toBe(403);
+    await ctx2.close();
+  });
+
   it('signs out: the session is revoked server-side', async () => {
     const session = (await context.cookies()).find((c) => c.name === 'timbre_session');
     await page.goto(dash('documentos'));
@@ -478,5 +505,6 @@ describe('dashboard in chromium', () => {
     });
     expect(replay.status).toBe(303);
     expect(replay.headers.get('location')).toContain('/dashboard/entrar');
+    expect(browserErrors).toEqual([]);
   });
 });
