@@ -80,7 +80,10 @@ export function folioRoutes(ctx: AppContext): FastifyPluginAsync {
     app.get('/:rut/folios', async (request, reply) => {
       const issuer = issuerOf(request, (request.params as { rut: string }).rut);
       const ok = (request.query as { ok?: string }).ok;
-      const message = ok === 'caf' ? 'CAF cargado.' : ok === 'solicitados' ? 'Folios obtenidos.' : undefined;
+      const sandboxCaf =
+        issuer.siiAmbiente === 0 ? ' Es un CAF de producción: se usará cuando el emisor esté en producción.' : '';
+      const message =
+        ok === 'caf' ? `CAF cargado.${sandboxCaf}` : ok === 'solicitados' ? 'Folios obtenidos.' : undefined;
       return render(ctx, reply, { web: signedIn(request), issuer, ...(message && { ok: message }) });
     });
 
