@@ -4,6 +4,7 @@
  * One browser for the file. Every page is checked with axe-core (no serious or critical
  * violations) and screenshotted at 1280 and 390 px into test-artifacts/screenshots/.
  */
+import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -286,6 +287,15 @@ describe('dashboard in chromium', () => {
     await expect.poll(() => page.textContent('[data-total="total"]')).toBe('$ 21.065');
     expect(await page.textContent('[data-total="vat"]')).toBe('$ 2.565');
     await look(page, 'emitir');
+    const draft = await page.request.post(dash('emitir/borrador'), {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      data: (await page.evaluate(
+        `new URLSearchParams(new FormData(document.querySelector('form[data-issue-form]'))).toString()`,
+      )) as string,
+    });
+    expect(draft.headers()['content-type']).toBe('application/pdf');
+    writeFileSync(join(files, 'borrador.pdf'), await draft.body());
+    expect(execFileSync('pdftotext', [join(files, 'borrador.pdf'), '-']).toString()).toContain('BORRADOR');
     await page.fill('#item-1-qty', '-2');
     await page.click('button[data-issue-button]');
     expect(await page.textContent('#item-1-qty-error')).toContain('Debe ser mayor que 0.');
@@ -412,6 +422,12 @@ describe('dashboard in chromium', () => {
   it('shows folios, webhooks and users pages, and switches issuer', async () => {
     await page.goto(dash('folios'));
     expect(await page.textContent('table.list')).toContain('Factura electrónica');
+    await page.selectOption('#req-tipo', '41');
+    await page.fill('#req-cantidad', '50');
+    await page.click('button:has-text("Solicitar folios")');
+    expect(await page.textContent('.notice-ok')).toContain('Folios obtenidos');
+    // Sandbox: the next range of type 41 after the automatic 1..1000.
+    expect(await page.locator('tr:has-text("Boleta exenta"):has-text("1050")').count()).toBe(1);
     await look(page, 'folios');
     await page.goto(dash('webhooks'));
     expect(await page.locator('[data-pending="webhooks"]').count()).toBe(1);
