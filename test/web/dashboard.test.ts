@@ -191,7 +191,7 @@ describe('dashboard in chromium', () => {
     await page.fill('#cert-password', good.password);
     await page.click('button:has-text("Subir certificado")');
     expect(await page.textContent('.notice-ok')).toContain('Certificado cargado');
-    const row = await page.textContent('table.list tbody');
+    const row = await page.textContent('dl.cert');
     expect(row).toContain('JUANA PÉREZ SOTO');
     expect(row).toContain('13.185.095-6');
     await look(page, 'certificado');

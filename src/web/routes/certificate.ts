@@ -29,13 +29,16 @@ ${v.ok ? notice('ok', 'Certificado cargado.') : ''}
 ${
   certs.length === 0
     ? html`<p class="empty">${issuer.siiAmbiente === 0 ? 'Sin certificado propio: en sandbox Timbre firma con un certificado de prueba generado para este emisor. Para emitir en producción sube el certificado digital (.p12 o .pfx) del representante o de la empresa.' : 'Sin certificado: súbelo para emitir en producción.'}</p>`
-    : html`<div class="table-wrap"><table class="list">
-<thead><tr><th scope="col">Titular</th><th scope="col">RUT titular</th><th scope="col">Válido desde</th><th scope="col">Válido hasta</th><th scope="col" class="num">Días restantes</th></tr></thead>
-<tbody>${certs.map((c) => {
+    : html`${certs.map((c) => {
         const left = daysLeft(c.notAfter, now);
-        return html`<tr><td>${c.subjectName}</td><td>${c.holderRut ? rut(c.holderRut) : '—'}</td><td>${date(c.notBefore)}</td><td>${date(c.notAfter)}</td>
-<td class="num">${left < 0 ? html`<span class="badge badge-red">Vencido</span>` : left <= 30 ? html`<span class="badge badge-amber">${left}</span>` : left}</td></tr>`;
-      })}</tbody></table></div>
+        return html`<dl class="details cert">
+<dt>Titular</dt><dd>${c.subjectName}</dd>
+<dt>RUT del titular</dt><dd>${c.holderRut ? rut(c.holderRut) : '—'}</dd>
+<dt>Válido desde</dt><dd>${date(c.notBefore)}</dd>
+<dt>Válido hasta</dt><dd>${date(c.notAfter)}</dd>
+<dt>Días restantes</dt><dd>${left < 0 ? html`<span class="badge badge-red">Vencido</span>` : left <= 30 ? html`<span class="badge badge-amber">${left} días</span>` : `${left} días`}</dd>
+</dl>`;
+      })}
 <p class="hint">Se firma con el certificado vigente más reciente.</p>`
 }
 ${
