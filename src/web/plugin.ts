@@ -166,6 +166,8 @@ export async function registerDashboardBasics(app: FastifyInstance, ctx: AppCont
 
   app.addHook('preHandler', async (request, reply) => {
     request.form = toForm(request.body);
+    // Stylesheet and script: no session lookup (the browser asks for them on every page).
+    if (request.routeOptions.url === '/dashboard/static/:name') return;
     const token = cookies(request).get(SESSION_COOKIE);
     request.web = token ? await resolveSession(ctx, token) : null;
     const mode = request.routeOptions.config?.web ?? 'session';

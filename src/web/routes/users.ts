@@ -94,6 +94,9 @@ export function userRoutes(ctx: AppContext): FastifyPluginAsync {
     app.post('/:rut/usuarios/desactivar', async (request, reply) => {
       const { web, issuer } = owner(request);
       const email = request.form.get('email');
+      // An owner cannot lock themselves out (and the account out of its last owner this way).
+      if (email.toLowerCase() === web.user.email)
+        throw new AppError('FORBIDDEN_ROLE', 'You cannot deactivate yourself.');
       if (request.form.get('confirm') !== '1') {
         const body = html`<div class="confirm" role="alert"><h2>¿Desactivar a ${email}?</h2>
 <p>Sus sesiones se cierran y no podrá volver a entrar. Las claves API no cambian.</p>
