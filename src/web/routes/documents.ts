@@ -100,7 +100,7 @@ ${
       : html`<div class="empty"><p>Aún no hay documentos. <a href="${base}/emitir">Emite el primero</a> o usa la API:</p>${curlExample(ctx.config.publicBaseUrl, issuer)}</div>`
     : html`<p class="muted">${result.total} documento${result.total === 1 ? '' : 's'}</p>
 <div class="table-wrap"><table class="list">
-<thead><tr><th scope="col">Tipo</th><th scope="col">Folio</th><th scope="col" class="hide-sm">Fecha</th><th scope="col">Receptor</th><th scope="col" class="num">Total</th><th scope="col">Estado SII</th></tr></thead>
+<thead><tr><th scope="col">Tipo</th><th scope="col">Folio</th><th scope="col" class="hide-sm">Fecha</th><th scope="col">Receptor</th><th scope="col" class="num">Total</th><th scope="col" class="hide-sm">Estado SII</th></tr></thead>
 <tbody>
 ${result.data.map(
   (d) => html`<tr>
@@ -108,8 +108,8 @@ ${result.data.map(
 <td><a href="${base}/documentos/${d.type}/${d.folio}?env=${d.env}">Nº ${d.folio}</a><span class="show-sm muted">${date(d.date)}</span></td>
 <td class="hide-sm">${date(d.date)}</td>
 <td><span class="receiver">${d.receiver.name}</span><br><span class="muted">${rut(d.receiver.rut)}</span></td>
-<td class="num">${money(d.totals.total)}</td>
-<td>${estadoBadge(d.estado_sii)}</td>
+<td class="num">${money(d.totals.total)}<span class="show-sm">${estadoBadge(d.estado_sii)}</span></td>
+<td class="hide-sm">${estadoBadge(d.estado_sii)}</td>
 </tr>`,
 )}
 </tbody></table></div>
