@@ -22,7 +22,9 @@ import { emisionReenviarRoute } from './http/routes/emision-reenviar.ts';
 import { emitirRoute } from './http/routes/emitir.ts';
 import { filesRoutes } from './http/routes/files.ts';
 import { foliosRoutes } from './http/routes/folios.ts';
+import { previewRoute } from './http/routes/preview.ts';
 import { startJobs } from './issuing/jobs.ts';
+import { dashboard } from './web/index.ts';
 import { loggerOptions } from './logger.ts';
 import { createSiiClient } from './sii/client.ts';
 import type { SiiClient } from './sii/types.ts';
@@ -128,6 +130,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(foliosRoutes(ctx));
   await app.register(emisionReenviarRoute(ctx));
   await app.register(emisionEstadoDteRoute(ctx));
+  await app.register(previewRoute(ctx));
+  await app.register(dashboard(ctx), { prefix: '/dashboard' });
 
   await app.register(async (instance) => {
     for (const [url, methods] of [...methodsByUrl]) {

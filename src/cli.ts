@@ -15,6 +15,7 @@ import { certificateView, importCertificate } from './admin/certificates.ts';
 import {
   createIssuer,
   deactivateIssuer,
+  findIssuerOrThrow,
   issuerView,
   listIssuers,
   type UpdateIssuerInput,
@@ -23,6 +24,8 @@ import {
 import { ConfigError, loadConfig, parseConfig } from './config.ts';
 import { type AppContext, createKeyCaches } from './context.ts';
 import { openDatabase } from './db/database.ts';
+import { createSignInToken, createUser, deactivateUser, listUsers, resetPassword, userView } from './admin/users.ts';
+import { randomBytes } from 'node:crypto';
 import { AppError } from './errors.ts';
 import { loggerOptions } from './logger.ts';
 import { createSiiClient } from './sii/client.ts';
@@ -40,7 +43,12 @@ const USAGE = `Usage: npm run cli -- <command> [flags] [--json]
   key create --rut R --role owner|editor|viewer
   key revoke --id ID
   key list --rut R
+  user create --account ID|--rut R --email E --role owner|editor|viewer [--password-stdin]
+  user reset-password --email E [--password-stdin]
+  user list [--account ID|--rut R]
+  user deactivate --email E
 
+  --password-stdin   read the password from standard input (else one is generated and shown once)
   --json   print one JSON object on stdout`;
 
 class UsageError extends Error {}
@@ -63,6 +71,8 @@ const OPTIONS = {
   password: { type: 'string' },
   role: { type: 'string' },
   id: { type: 'string' },
+  email: { type: 'string' },
+  'password-stdin': { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -134,8 +144,64 @@ function table(rows: Record<string, unknown>[], columns: string[]): string {
   return [line(columns.map((c) => c.toUpperCase())), ...cells.map(line)].join('\n');
 }
 
-async function run(ctx: AppContext, command: string, flags: Flags): Promise<Output> {
+/** The password for `user create|reset-password`: from stdin, or a generated one (shown once). */
+async function passwordFor(flags: Flags, io: CliIo): Promise<{ password: string; generated: boolean }> {
+  if (flags['password-stdin']) {
+    const text = (await (io.stdin ?? readStdin)()).replace(/\r?\n$/, '');
+    if (!text) throw new UsageError('--password-stdin: standard input was empty');
+    return { password: text, generated: false };
+  }
+  return { password: randomBytes(15).toString('base64url'), generated: true };
+}
+
+/** All of standard input as UTF-8 text (a pipe or a redirected file). */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function accountOf(ctx: AppContext, flags: Flags): Promise<string | undefined> {
+  if (flags.account) return flags.account;
+  if (flags.rut) {
+    return (await findIssuerOrThrow(ctx, flags.rut, { includeInactive: true })).accountId;
+  }
+  return undefined;
+}
+
+async function run(ctx: AppContext, command: string, flags: Flags, io: CliIo): Promise<Output> {
   switch (command) {
+    case 'user create': {
+      if (!flags.account && !flags.rut) throw new UsageError('user create needs --account ID or --rut R');
+      const { password, generated } = await passwordFor(flags, io);
+      const user = await createUser(ctx, {
+        ...(flags.account ? { accountId: flags.account } : { rut: need(flags, 'rut') }),
+        email: need(flags, 'email'),
+        role: need(flags, 'role'),
+        password,
+      });
+      const link = `${ctx.config.publicBaseUrl}/dashboard/enlace/${await createSignInToken(ctx, user.id)}`;
+      return {
+        json: { id: user.id, email: user.email, role: user.role, ...(generated && { password }), sign_in_url: link },
+        human: `Created ${user.role} user ${user.email} (${user.id}).${generated ? `\n\n  Password: ${password}   (shown once)` : ''}\n  One-time sign-in link (24 h): ${link}`,
+      };
+    }
+    case 'user reset-password': {
+      const { password, generated } = await passwordFor(flags, io);
+      const user = await resetPassword(ctx, { email: need(flags, 'email'), password });
+      return {
+        json: { id: user.id, email: user.email, role: user.role, ...(generated && { password }) },
+        human: `New password set for ${user.email}; their sessions were closed.${generated ? `\n\n  Password: ${password}   (shown once)` : ''}`,
+      };
+    }
+    case 'user list': {
+      const users = (await listUsers(ctx, await accountOf(ctx, flags))).map(userView);
+      return { json: { users }, human: table(users, ['email', 'role', 'active', 'account_id', 'last_sign_in_at']) };
+    }
+    case 'user deactivate': {
+      const v = userView(await deactivateUser(ctx, need(flags, 'email')));
+      return { json: v, human: `Deactivated ${v.email}; their sessions were closed.` };
+    }
     case 'issuer create': {
       const f = issuerFields(flags);
       const issuer = await createIssuer(ctx, {
@@ -210,6 +276,8 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** Standard input (for --password-stdin); default: the process's. */
+  stdin?: () => Promise<string>;
 }
 
 const processIo: CliIo = {
@@ -254,7 +322,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       sii: createSiiClient({ config, log }),
       jobs: null,
     };
-    const out = await run(ctx, command, flags);
+    const out = await run(ctx, command, flags, io);
     io.stdout(flags.json ? `${JSON.stringify(out.json)}\n` : `${out.human}\n`);
     return 0;
   } catch (e) {

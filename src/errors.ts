@@ -65,6 +65,12 @@ export const ERROR_CATALOG = {
   },
   SII_UNAVAILABLE: { status: 502, message: 'The SII could not be reached.' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'This instance is shutting down; retry the request.' },
+  // Dashboard: users and sessions (src/admin/users.ts, src/web/)
+  SIGN_IN_FAILED: { status: 401, message: 'The e-mail or the password is not correct.' },
+  SIGN_IN_RATE_LIMITED: { status: 429, message: 'Too many failed sign-ins; wait 15 minutes and try again.' },
+  USER_EXISTS: { status: 409, message: 'A user with that e-mail already exists.' },
+  USER_NOT_FOUND: { status: 404, message: 'No user with that e-mail exists.' },
+  CSRF_FAILED: { status: 403, message: 'The form expired or did not come from this dashboard; reload and try again.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

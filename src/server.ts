@@ -67,12 +67,17 @@ async function main(): Promise<void> {
           '  Try it:',
           `  curl -H "Authorization: Bearer ${demo.key}" ${base}/api/${demo.rut}/emisiones`,
           '',
+          `  Dashboard  : ${base}/dashboard`,
+          `  Sign in    : ${base}/dashboard/enlace/${demo.signInToken}`,
+          '               (one-time link for the owner user demo@timbre.local, valid 24 h)',
+          '',
         ].join('\n') + '\n',
       );
     } else {
       process.stdout.write(
         `\n  Demo sandbox issuer ${demo.rut} already exists (its key was printed on first start).\n` +
-          `  New key: npm run cli -- key create --rut ${demo.rut} --role owner\n\n`,
+          `  New key: npm run cli -- key create --rut ${demo.rut} --role owner\n` +
+          `  Dashboard: ${base}/dashboard  (a sign-in password: npm run cli -- user reset-password --email demo@timbre.local)\n\n`,
       );
     }
   }

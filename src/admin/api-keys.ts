@@ -69,10 +69,12 @@ export async function createApiKey(
   return { record, key, issuer };
 }
 
-export async function revokeApiKey(ctx: AppContext, id: string): Promise<ApiKey> {
+/** `scope.accountId` (the dashboard): a key of another account is answered as not found. */
+export async function revokeApiKey(ctx: AppContext, id: string, scope: { accountId?: string } = {}): Promise<ApiKey> {
   if (!/^[0-9a-f-]{36}$/i.test(id)) throw new AppError('KEY_NOT_FOUND', `No API key with id ${id}.`);
   const existing = await ctx.db.prisma.apiKey.findUnique({ where: { id } });
-  if (!existing) throw new AppError('KEY_NOT_FOUND', `No API key with id ${id}.`);
+  if (!existing || (scope.accountId && existing.accountId !== scope.accountId))
+    throw new AppError('KEY_NOT_FOUND', `No API key with id ${id}.`);
   if (existing.revokedAt) return existing;
   return ctx.db.prisma.apiKey.update({ where: { id }, data: { revokedAt: ctx.clock() } });
 }

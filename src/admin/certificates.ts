@@ -46,3 +46,8 @@ export function certificateView(c: Certificate) {
     fingerprint_sha256: c.fingerprint,
   };
 }
+
+/** An issuer's certificates, newest first (the dashboard's Certificado page). */
+export async function listCertificates(ctx: AppContext, issuerId: string): Promise<Certificate[]> {
+  return ctx.db.prisma.certificate.findMany({ where: { issuerId }, orderBy: { createdAt: 'desc' } });
+}

@@ -4,9 +4,14 @@
  * by a settings row under an advisory lock, so several instances starting together create
  * one demo). The key is printed once and never stored in clear.
  */
+import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { createApiKey } from './api-keys.ts';
 import { createIssuer } from './issuers.ts';
+import { createSignInToken, createUser } from './users.ts';
+
+/** The demo owner's e-mail; its password is random and never shown (the banner's link signs in). */
+export const DEMO_EMAIL = 'demo@timbre.local';
 
 export const DEMO_ISSUER = {
   rut: '76086428-5',
@@ -28,6 +33,8 @@ export interface DemoResult {
   created: boolean;
   rut: string;
   key?: string;
+  /** A one-time sign-in link token for the demo owner user. */
+  signInToken?: string;
 }
 
 export async function ensureDemo(ctx: AppContext): Promise<DemoResult> {
@@ -49,7 +56,18 @@ export async function ensureDemo(ctx: AppContext): Promise<DemoResult> {
       if (!r.created) return r;
       const existing = await prisma.issuer.findUnique({ where: { rut: DEMO_ISSUER.rut } });
       if (!existing) await createIssuer(ctx, { ...DEMO_ISSUER, acteco: [...DEMO_ISSUER.acteco] });
+      const issuer = existing ?? (await prisma.issuer.findUniqueOrThrow({ where: { rut: DEMO_ISSUER.rut } }));
       const { key } = await createApiKey(ctx, { rut: DEMO_ISSUER.rut, role: 'owner' });
-      return { ...r, key };
+      // The dashboard's owner (DESIGN §10). Nobody knows the random password: the one-time link
+      // signs in, and `user reset-password --email demo@timbre.local` sets a real one.
+      const user =
+        (await prisma.user.findUnique({ where: { email: DEMO_EMAIL } })) ??
+        (await createUser(ctx, {
+          accountId: issuer.accountId,
+          email: DEMO_EMAIL,
+          role: 'owner',
+          password: randomBytes(24).toString('base64url'),
+        }));
+      return { ...r, key, signInToken: await createSignInToken(ctx, user.id) };
     });
 }

@@ -14,9 +14,15 @@ export interface PdfOptions {
   format: PdfFormat;
   /** Sandbox documents carry a visible "SANDBOX — SIN VALIDEZ TRIBUTARIA" mark (DESIGN §4). */
   sandbox: boolean;
+  /**
+   * A preview before issuing (DESIGN §8): marked "BORRADOR — SIN FOLIO" instead of the
+   * sandbox mark, and no PDF417 stamp (there is no TED without a folio).
+   */
+  draft?: boolean;
 }
 
 export const SANDBOX_MARK = 'SANDBOX — SIN VALIDEZ TRIBUTARIA';
+export const DRAFT_MARK = 'BORRADOR — SIN FOLIO';
 
 export const MM = 72 / 25.4;
 
@@ -227,7 +233,14 @@ export function paginate(layout: Layout): PlacedPage[] {
 export const gap = (height: number): Block => ({ height, draw() {} });
 
 /** The stamp: quiet zone, symbol, quiet zone, legend ([MUE]; REFERENCE §3.3, font ≥ 6 pt). */
-export function stampBlock(pen: Pen, doc: DteDocument, barcode: TedBarcode, x: number, captionSize: number): Block {
+export function stampBlock(
+  pen: Pen,
+  doc: DteDocument,
+  barcode: TedBarcode | null,
+  x: number,
+  captionSize: number,
+): Block {
+  if (!barcode) return draftStampBlock(pen, x, captionSize);
   const quiet = 0.25 * 72; // 0.25" on every side (REFERENCE §3.3)
   const year = doc.issuer.resolutionDate.slice(0, 4);
   const caption = [
@@ -250,9 +263,46 @@ export function stampBlock(pen: Pen, doc: DteDocument, barcode: TedBarcode, x: n
   };
 }
 
-export function sandboxBand(pen: Pen, x: number, y: number, width: number, height: number, size: number): void {
+/** A draft has no TED: the stamp's place says so, in the symbol's size. */
+function draftStampBlock(pen: Pen, x: number, captionSize: number): Block {
+  const width = 2 * 72;
+  const height = 1 * 72;
+  return {
+    height: height + 0.5 * 72,
+    draw(y) {
+      pen.doc
+        .rect(x, y + 18, width, height)
+        .dash(3, { space: 3 })
+        .lineWidth(0.75)
+        .strokeColor(RULE)
+        .stroke()
+        .undash();
+      pen.text(
+        'Sin timbre electrónico',
+        x + width / 2,
+        y + 18 + height / 2 - captionSize,
+        BOLD,
+        captionSize,
+        MUTED,
+        'center',
+      );
+      pen.text('(borrador, sin folio)', x + width / 2, y + 18 + height / 2 + 2, REGULAR, captionSize, MUTED, 'center');
+    },
+  };
+}
+
+/** The band of a marked copy: SANDBOX or BORRADOR. */
+export function sandboxBand(
+  pen: Pen,
+  x: number,
+  y: number,
+  width: number,
+  height: number,
+  size: number,
+  mark: string,
+): void {
   pen.fillRect(x, y, width, height, RED);
-  pen.text(SANDBOX_MARK, x + width / 2, y + (height - size) / 2 + 0.5, BOLD, size, '#ffffff', 'center');
+  pen.text(mark, x + width / 2, y + (height - size) / 2 + 0.5, BOLD, size, '#ffffff', 'center');
 }
 
 export function newDocument(doc: DteDocument): PDFKit.PDFDocument {

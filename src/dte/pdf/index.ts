@@ -11,13 +11,13 @@
  */
 import type { DteDocument } from '../model.ts';
 import { tedBarcode } from './barcode.ts';
-import { newDocument, type PdfOptions, Pen, paginate } from './draw.ts';
+import { DRAFT_MARK, newDocument, type PdfOptions, Pen, paginate, SANDBOX_MARK } from './draw.ts';
 import { letterLayout } from './letter.ts';
 import { rollLayout } from './roll.ts';
 import { cedibleLegend } from './words.ts';
 
 export { type TedBarcode, tedBarcode } from './barcode.ts';
-export { type PdfFormat, type PdfOptions, SANDBOX_MARK } from './draw.ts';
+export { DRAFT_MARK, type PdfFormat, type PdfOptions, SANDBOX_MARK } from './draw.ts';
 export { formatAmount, formatDateLong, formatDecimal } from './words.ts';
 
 /**
@@ -30,7 +30,8 @@ export { formatAmount, formatDateLong, formatDecimal } from './words.ts';
  * with the acuse de recibo box of Ley 19.983 ([MUE] §1.4). Notes and boletas print one.
  */
 export async function renderPdf(doc: DteDocument, ted: string, opts: PdfOptions): Promise<Buffer> {
-  const barcode = tedBarcode(ted, opts.format);
+  const barcode = opts.draft ? null : tedBarcode(ted, opts.format);
+  const mark = opts.draft ? DRAFT_MARK : opts.sandbox ? SANDBOX_MARK : null;
   const pdf = newDocument(doc);
   const pen = new Pen(pdf);
 
@@ -41,12 +42,11 @@ export async function renderPdf(doc: DteDocument, ted: string, opts: PdfOptions)
     pdf.on('error', reject);
   });
 
-  const legend = cedibleLegend(doc.type);
+  // A draft is one copy: the cedible copy exists only for an issued document.
+  const legend = opts.draft ? null : cedibleLegend(doc.type);
   for (const copy of legend ? [null, legend] : [null]) {
     const layout =
-      opts.format === '80mm'
-        ? rollLayout(pen, doc, barcode, opts.sandbox, copy)
-        : letterLayout(pen, doc, barcode, opts.sandbox, copy);
+      opts.format === '80mm' ? rollLayout(pen, doc, barcode, mark, copy) : letterLayout(pen, doc, barcode, mark, copy);
     const pages = paginate(layout);
     for (const [i, page] of pages.entries()) {
       const height = layout.pageHeight ?? Math.ceil(page.end + layout.bottomMargin);

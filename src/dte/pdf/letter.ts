@@ -18,7 +18,6 @@ import {
   RED,
   REGULAR,
   RULE,
-  SANDBOX_MARK,
   SHADE,
   acuseBlock,
   sandboxBand,
@@ -51,8 +50,8 @@ const STAMP_X = 22 * MM;
 export function letterLayout(
   pen: Pen,
   doc: DteDocument,
-  barcode: TedBarcode,
-  sandbox: boolean,
+  barcode: TedBarcode | null,
+  mark: string | null,
   cedible: string | null = null,
 ): Layout {
   const left = MARGIN;
@@ -296,20 +295,20 @@ export function letterLayout(
     final,
     finalAtBottom: true,
     underlay() {
-      if (!sandbox) return;
+      if (!mark) return;
       // A large, faint diagonal mark across the middle of the page, plus a band at the top.
       const d = pen.doc;
       const cx = LETTER.width / 2;
       const cy = LETTER.height / 2;
-      const size = Math.min(40, 520 / pen.width(SANDBOX_MARK, BOLD, 1));
+      const size = Math.min(40, 520 / pen.width(mark, BOLD, 1));
       d.save();
       d.rotate(-35, { origin: [cx, cy] });
       d.fillOpacity(0.1);
       pen.resetColor();
-      pen.text(SANDBOX_MARK, cx, cy - size / 2, BOLD, size, RED, 'center');
+      pen.text(mark, cx, cy - size / 2, BOLD, size, RED, 'center');
       d.restore();
       pen.resetColor();
-      sandboxBand(pen, left, MARGIN - 26, contentWidth, 16, 9);
+      sandboxBand(pen, left, MARGIN - 26, contentWidth, 16, 9, mark);
     },
     overlay(page, pages) {
       if (pages > 1) pen.text(`Página ${page} de ${pages}`, right, footerY, REGULAR, 7.5, MUTED, 'right');

@@ -51,8 +51,8 @@ const ROLL_MARGIN = 4 * MM;
 export function rollLayout(
   pen: Pen,
   doc: DteDocument,
-  barcode: TedBarcode,
-  sandbox: boolean,
+  barcode: TedBarcode | null,
+  mark: string | null,
   cedible: string | null = null,
 ): Layout {
   const left = ROLL_MARGIN;
@@ -84,7 +84,7 @@ export function rollLayout(
   // [MUE] §1.1.7 "Formato Papel Continuo": 1. the red box (centred), 2. the SII office under
   // it, 3. the issuer (left-aligned), 4. the receiver, 5. the date, 6. references, 7. detail,
   // 8. totals, 9. acuse de recibo (cedible copy), 10. the stamp, 11. the destination legend.
-  if (sandbox) blocks.push({ height: 20, draw: (y) => sandboxBand(pen, left, y, width, 14, 7.5) });
+  if (mark) blocks.push({ height: 20, draw: (y) => sandboxBand(pen, left, y, width, 14, 7.5, mark) });
 
   const boxWidth = width - 16;
   const title = pen.wrap(DTE_NAMES[doc.type], BOLD, 9, boxWidth - 12);
@@ -189,7 +189,7 @@ export function rollLayout(
   }
 
   const totals = totalRows(doc);
-  const stamp = stampBlock(pen, doc, barcode, cx - barcode.width / 2, 7);
+  const stamp = stampBlock(pen, doc, barcode, cx - (barcode?.width ?? 144) / 2, 7);
   const totalsHeight = 6 + totals.reduce((s, r) => s + (r.strong ? 13 : 10), 0);
   const acuse = cedible ? acuseBlock(pen, left, width, 7.5) : null;
   const acuseHeight = (acuse?.height ?? 0) + (acuse ? 4 : 0);
@@ -218,7 +218,7 @@ export function rollLayout(
     bottom: ROLL_MAX_PAGE - ROLL_MARGIN,
     bottomMargin: ROLL_MARGIN,
     firstPage: blocks,
-    continuation: sandbox ? [blocks[0] ?? gap(0)] : [],
+    continuation: mark ? [blocks[0] ?? gap(0)] : [],
     flows,
     final,
     finalAtBottom: false,

@@ -1,0 +1,20 @@
+/** Small pieces several pages share. */
+import type { Issuer } from '../generated/prisma/client.ts';
+import { ESTADO_LABELS, typeName } from './format.ts';
+import { type Html, html } from './html.ts';
+
+export function estadoBadge(estado: string): Html {
+  const e = ESTADO_LABELS[estado] ?? { label: estado, tone: 'gray' };
+  return html`<span class="badge badge-${e.tone}">${e.label}</span>`;
+}
+
+export function typeBadge(type: number): Html {
+  return html`<span class="dte" title="${typeName(type)}">${type}</span>`;
+}
+
+/** A copyable curl line for the issuer (empty states). */
+export function curlExample(baseUrl: string, issuer: Issuer): Html {
+  const line = `curl -H "Authorization: Bearer $TIMBRE_KEY" ${baseUrl}/api/${issuer.rut}/emisiones`;
+  return html`<div class="copy"><code id="curl-example">${line}</code>
+<button type="button" class="button small" data-copy="curl-example">Copiar</button></div>`;
+}

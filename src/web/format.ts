@@ -1,0 +1,80 @@
+/** How the dashboard writes numbers, RUTs, dates and states (es-CL; DASHBOARD.md "Layout"). */
+import type { DteType } from '../dte/model.ts';
+import { formatRutDisplay } from '../dte/rut.ts';
+
+/** `$ 1.234.567` (negative: `-$ 1.234`). */
+export function money(n: number | bigint): string {
+  const v = typeof n === 'bigint' ? n : BigInt(Math.round(n));
+  const neg = v < 0n;
+  const digits = (neg ? -v : v).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+  return `${neg ? '-' : ''}$ ${digits}`;
+}
+
+/** `1.234,5` for quantities. */
+export function decimal(n: number): string {
+  const [int, frac] = String(n).split('.');
+  return `${(int ?? '0').replace(/\B(?=(\d{3})+(?!\d))/g, '.')}${frac ? `,${frac}` : ''}`;
+}
+
+/** `76.086.428-5` */
+export function rut(r: string): string {
+  return formatRutDisplay(r);
+}
+
+/** `2026-11-23` or a Date (its calendar day in UTC, as dates are stored) → `23-11-2026`. */
+export function date(d: string | Date | null | undefined): string {
+  if (!d) return '—';
+  const iso = typeof d === 'string' ? d : d.toISOString().slice(0, 10);
+  const [y, m, day] = iso.slice(0, 10).split('-');
+  return `${day}-${m}-${y}`;
+}
+
+const SANTIAGO = new Intl.DateTimeFormat('es-CL', {
+  timeZone: 'America/Santiago',
+  day: '2-digit',
+  month: '2-digit',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+});
+
+/** An instant in Santiago: `23-11-2026 14:05`. */
+export function dateTime(d: Date | null | undefined): string {
+  if (!d) return '—';
+  const p = Object.fromEntries(SANTIAGO.formatToParts(d).map((x) => [x.type, x.value]));
+  return `${p.day}-${p.month}-${p.year} ${p.hour}:${p.minute}`;
+}
+
+export const TYPE_NAMES: Record<DteType, string> = {
+  33: 'Factura electrónica',
+  34: 'Factura no afecta o exenta',
+  39: 'Boleta electrónica',
+  41: 'Boleta exenta',
+  46: 'Factura de compra',
+  52: 'Guía de despacho',
+  56: 'Nota de débito',
+  61: 'Nota de crédito',
+};
+
+export function typeName(t: number): string {
+  return TYPE_NAMES[t as DteType] ?? `Tipo ${t}`;
+}
+
+/** Estado SII → label and badge class (colour plus words: never colour alone). */
+export const ESTADO_LABELS: Record<string, { label: string; tone: string }> = {
+  local: { label: 'Sandbox', tone: 'gray' },
+  pendiente: { label: 'Pendiente', tone: 'amber' },
+  enviado: { label: 'Enviado al SII', tone: 'blue' },
+  aceptado: { label: 'Aceptado', tone: 'green' },
+  aceptado_con_reparos: { label: 'Aceptado con reparos', tone: 'olive' },
+  rechazado: { label: 'Rechazado', tone: 'red' },
+  anulado: { label: 'Anulado', tone: 'struck' },
+};
+
+export const ROLE_LABELS: Record<string, string> = { owner: 'Dueño', editor: 'Editor', viewer: 'Lector' };
+
+/** Whole days from `now` until `until` (negative when past). */
+export function daysLeft(until: Date, now: Date): number {
+  return Math.floor((until.getTime() - now.getTime()) / 86_400_000);
+}

@@ -1,0 +1,32 @@
+/** The dashboard at /dashboard (DESIGN §10): one encapsulated plugin, its own parsers and errors. */
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { registerDashboardBasics } from './plugin.ts';
+import { certificateRoutes } from './routes/certificate.ts';
+import { documentRoutes } from './routes/documents.ts';
+import { folioRoutes } from './routes/folios.ts';
+import { issueRoutes } from './routes/issue.ts';
+import { keyRoutes } from './routes/keys.ts';
+import { sessionRoutes } from './routes/session.ts';
+import { settingsRoutes } from './routes/settings.ts';
+import { userRoutes } from './routes/users.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
+
+export function dashboard(ctx: AppContext): FastifyPluginAsync {
+  return async (app) => {
+    await registerDashboardBasics(app, ctx);
+    for (const routes of [
+      sessionRoutes,
+      documentRoutes,
+      issueRoutes,
+      folioRoutes,
+      certificateRoutes,
+      settingsRoutes,
+      keyRoutes,
+      webhookRoutes,
+      userRoutes,
+    ]) {
+      await app.register(routes(ctx));
+    }
+  };
+}

@@ -1,0 +1,136 @@
+/** The dashboard's page frame: navigation, issuer switcher, environment badge, user menu. */
+import type { SignedIn } from '../admin/users.ts';
+import { may } from '../admin/users.ts';
+import type { Issuer } from '../generated/prisma/client.ts';
+import { ROLE_LABELS, rut } from './format.ts';
+import { type Html, html, type Renderable } from './html.ts';
+
+export type NavKey =
+  | 'documentos'
+  | 'emitir'
+  | 'folios'
+  | 'certificado'
+  | 'claves'
+  | 'webhooks'
+  | 'usuarios'
+  | 'configuracion';
+
+const NAV: { key: NavKey; label: string; ownerOnly?: boolean }[] = [
+  { key: 'documentos', label: 'Documentos' },
+  { key: 'emitir', label: 'Emitir' },
+  { key: 'folios', label: 'Folios' },
+  { key: 'certificado', label: 'Certificado' },
+  { key: 'claves', label: 'Claves API' },
+  { key: 'webhooks', label: 'Webhooks' },
+  { key: 'usuarios', label: 'Usuarios', ownerOnly: true },
+  { key: 'configuracion', label: 'Configuración' },
+];
+
+export interface PageInput {
+  title: string;
+  nav?: NavKey;
+  web: SignedIn;
+  issuer: Issuer;
+  body: Renderable;
+}
+
+export const STATIC = '/dashboard/static';
+
+function head(title: string): Html {
+  return html`<!doctype html>
+<html lang="es-CL">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Timbre</title>
+<link rel="stylesheet" href="${STATIC}/style.css">
+<script src="${STATIC}/app.js" defer></script>
+</head>`;
+}
+
+export function envBadge(issuer: Issuer): Html {
+  return issuer.siiAmbiente === 0
+    ? html`<span class="env env-sandbox" title="Los documentos no se envían al SII">SANDBOX</span>`
+    : html`<span class="env env-live" title="Los documentos se envían al SII">PRODUCCIÓN</span>`;
+}
+
+export function page(p: PageInput): Html {
+  const { web, issuer } = p;
+  const base = `/dashboard/${issuer.rut}`;
+  const nav = NAV.filter((n) => !n.ownerOnly || may(web.user, 'users'));
+  return html`${head(p.title)}
+<body>
+<a class="skip" href="#main">Saltar al contenido</a>
+<header class="top">
+  <a class="brand" href="${base}/documentos">Timbre</a>
+  <form class="switcher" method="get" action="/dashboard/ir">
+    <label for="issuer-switch" class="visually-hidden">Emisor</label>
+    <select id="issuer-switch" name="rut" class="issuer-select" data-autosubmit>
+      ${web.issuers.map(
+        (i) =>
+          html`<option value="${i.rut}"${i.id === issuer.id ? html` selected` : ''}>${rut(i.rut)} · ${i.name}</option>`,
+      )}
+    </select>
+    <input type="hidden" name="page" value="${p.nav ?? 'documentos'}">
+    <button type="submit" class="button small js-hide">Cambiar</button>
+  </form>
+  ${envBadge(issuer)}
+  <details class="usermenu">
+    <summary>${web.user.email}</summary>
+    <div class="usermenu-body">
+      <p class="muted">Rol: ${ROLE_LABELS[web.user.role] ?? web.user.role}</p>
+      <form method="post" action="/dashboard/salir">
+        <input type="hidden" name="_csrf" value="${web.session.csrfToken}">
+        <button type="submit" class="button small">Salir</button>
+      </form>
+    </div>
+  </details>
+</header>
+<div class="frame">
+  <nav class="side" aria-label="Secciones">
+    <ul>
+      ${nav.map(
+        (n) =>
+          html`<li><a href="${base}/${n.key}"${n.key === p.nav ? html` aria-current="page"` : ''}>${n.label}</a></li>`,
+      )}
+    </ul>
+  </nav>
+  <main id="main" class="content">
+    <h1>${p.title}</h1>
+    ${p.body}
+  </main>
+</div>
+</body>
+</html>`;
+}
+
+/** A page outside the signed-in frame (sign-in, errors without a session). */
+export function barePage(title: string, body: Renderable): Html {
+  return html`${head(title)}
+<body class="bare">
+<main id="main" class="card narrow">
+  <p class="brand">Timbre</p>
+  <h1>${title}</h1>
+  ${body}
+</main>
+</body>
+</html>`;
+}
+
+/** The hidden CSRF field every state-changing form carries. */
+export function csrfField(web: SignedIn): Html {
+  return html`<input type="hidden" name="_csrf" value="${web.session.csrfToken}">`;
+}
+
+/** A field's error, tied to its input by id (aria-describedby). */
+export function fieldError(id: string, message: string | undefined): Html {
+  return message ? html`<p class="field-error" id="${id}-error">${message}</p>` : html``;
+}
+
+export function describedBy(id: string, message: string | undefined): Html {
+  return message ? html` aria-invalid="true" aria-describedby="${id}-error"` : html``;
+}
+
+export function notice(kind: 'ok' | 'error' | 'info' | 'warn', body: Renderable): Html {
+  return html`<div class="notice notice-${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${body}</div>`;
+}

@@ -1,0 +1,241 @@
+/**
+ * The dashboard (DESIGN §10) under /dashboard: server-rendered pages for people, calling the
+ * same use cases as the API. This plugin wires what every page shares:
+ *
+ * - bodies: urlencoded forms and multipart uploads (≤ 1 MiB file), JSON for the issue form's
+ *   live totals; all turned into a `Form` (src/web/form.ts);
+ * - the session (cookie `timbre_session`, HttpOnly, SameSite=Lax, Path=/dashboard, Secure when
+ *   PUBLIC_BASE_URL is https) resolved before every handler; pages other than sign-in redirect
+ *   to it without one;
+ * - CSRF: every POST carries the session's token (`_csrf` field or `X-CSRF-Token` header);
+ *   the two public forms (sign-in, sign-in link) carry a double-submit token from the
+ *   `timbre_csrf` cookie;
+ * - headers: a Content-Security-Policy allowing only same-origin scripts and styles (no
+ *   inline script or style anywhere), no caching of pages, no referrer leaving the origin;
+ * - errors rendered as Spanish HTML pages, and one 404 page for anything not found or not the
+ *   user's (another account's issuer answers exactly like a RUT that does not exist).
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { resolveSession, type SignedIn } from '../admin/users.ts';
+import type { AppContext } from '../context.ts';
+import { normalizeRut } from '../dte/rut.ts';
+import { AppError } from '../errors.ts';
+import type { Issuer } from '../generated/prisma/client.ts';
+import { Form } from './form.ts';
+import { html } from './html.ts';
+import { barePage, page } from './layout.ts';
+import { errorMessage } from './messages.ts';
+
+export const SESSION_COOKIE = 'timbre_session';
+export const PRE_CSRF_COOKIE = 'timbre_csrf';
+export const MAX_UPLOAD = 1024 * 1024;
+
+export const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-src 'self'",
+  "frame-ancestors 'self'",
+  "base-uri 'none'",
+].join('; ');
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Dashboard routes: 'public' needs no session (sign-in); default: a session is required. */
+    web?: 'public' | 'session';
+  }
+  interface FastifyRequest {
+    web: SignedIn | null;
+    form: Form;
+  }
+}
+
+export function cookies(request: FastifyRequest): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0) out.set(part.slice(0, i).trim(), decodeURIComponent(part.slice(i + 1).trim()));
+  }
+  return out;
+}
+
+export function setCookie(
+  ctx: AppContext,
+  reply: FastifyReply,
+  name: string,
+  value: string,
+  opts: { maxAgeSeconds?: number } = {},
+): void {
+  const secure = ctx.config.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
+  const age = opts.maxAgeSeconds === undefined ? '' : `; Max-Age=${opts.maxAgeSeconds}`;
+  const cookie = `${name}=${encodeURIComponent(value)}; Path=/dashboard; HttpOnly; SameSite=Lax${secure}${age}`;
+  const prev = reply.getHeader('set-cookie');
+  reply.header('set-cookie', [...(Array.isArray(prev) ? prev : prev ? [String(prev)] : []), cookie]);
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length > 0 && x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** The pre-session CSRF token for the public forms (set when the form is shown). */
+export function preSessionCsrf(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): string {
+  const existing = cookies(request).get(PRE_CSRF_COOKIE);
+  if (existing && /^[A-Za-z0-9_-]{32}$/.test(existing)) return existing;
+  const token = randomBytes(24).toString('base64url');
+  setCookie(ctx, reply, PRE_CSRF_COOKIE, token);
+  return token;
+}
+
+/** The signed-in user of a dashboard route (the hook has redirected when there is none). */
+export function signedIn(request: FastifyRequest): SignedIn {
+  if (!request.web) throw new AppError('UNAUTHENTICATED');
+  return request.web;
+}
+
+/** The issuer named in the path, if it belongs to the user's account; else the 404 page. */
+export function issuerOf(request: FastifyRequest, rutText: string): Issuer {
+  const web = signedIn(request);
+  const rut = normalizeRut(rutText);
+  const issuer = web.issuers.find((i) => i.rut === rut);
+  if (!issuer) throw new AppError('ISSUER_NOT_FOUND', 'No such page.');
+  return issuer;
+}
+
+function staticDir(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  // tsx runs src/web/plugin.ts; the build runs dist/web/plugin.js next to an untouched src/.
+  const candidates = [join(here, 'static'), join(here, '..', '..', 'src', 'web', 'static')];
+  return candidates.find((d) => existsSync(join(d, 'style.css'))) ?? (candidates[0] as string);
+}
+
+const STATIC_TYPES: Record<string, string> = {
+  'style.css': 'text/css; charset=utf-8',
+  'app.js': 'text/javascript; charset=utf-8',
+};
+
+function toForm(body: unknown): Form {
+  if (typeof body === 'string') return Form.fromUrlEncoded(body);
+  if (!body || typeof body !== 'object') return new Form(new Map());
+  const fields = new Map<string, string[]>();
+  const files = new Map<string, { filename: string; data: Buffer }>();
+  for (const [key, raw] of Object.entries(body as Record<string, unknown>)) {
+    for (const part of Array.isArray(raw) ? raw : [raw]) {
+      const p = part as { type?: string; value?: unknown; filename?: string; _buf?: Buffer };
+      if (p?.type === 'file') {
+        if (p.filename && p._buf && p._buf.length > 0) files.set(key, { filename: p.filename, data: p._buf });
+      } else if (p?.type === 'field') {
+        fields.set(key, [...(fields.get(key) ?? []), String(p.value ?? '')]);
+      } else if (typeof part === 'string' || typeof part === 'number' || typeof part === 'boolean') {
+        fields.set(key, [...(fields.get(key) ?? []), String(part)]);
+      }
+    }
+  }
+  return new Form(fields, files);
+}
+
+export async function registerDashboardBasics(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.decorateRequest('web', null);
+  app.decorateRequest('form', null as unknown as Form);
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
+    done(null, body),
+  );
+  await app.register(multipart, {
+    attachFieldsToBody: true,
+    limits: { fileSize: MAX_UPLOAD, files: 2, fields: 3000, fieldSize: 100_000 },
+    throwFileSizeLimit: true,
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('Cache-Control', 'no-store');
+    reply.header('Referrer-Policy', 'same-origin');
+    reply.header('X-Content-Type-Options', 'nosniff');
+    reply.header('X-Frame-Options', 'SAMEORIGIN');
+    // Files (the inline PDF) are not HTML: the browser's PDF viewer runs under its own rules.
+    if (!/\/(pdf|xml|borrador)(\?|$)/.test(request.url)) reply.header('Content-Security-Policy', CSP);
+  });
+
+  app.addHook('preHandler', async (request, reply) => {
+    request.form = toForm(request.body);
+    // Stylesheet and script: no session lookup (the browser asks for them on every page).
+    if (request.routeOptions.url === '/dashboard/static/:name') return;
+    const token = cookies(request).get(SESSION_COOKIE);
+    request.web = token ? await resolveSession(ctx, token) : null;
+    const mode = request.routeOptions.config?.web ?? 'session';
+    const writes = request.method !== 'GET' && request.method !== 'HEAD';
+    if (mode === 'public') {
+      if (writes) {
+        const expected = cookies(request).get(PRE_CSRF_COOKIE) ?? '';
+        if (!sameSecret(request.form.get('_csrf'), expected)) throw new AppError('CSRF_FAILED');
+      }
+      return;
+    }
+    if (!request.web) {
+      const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
+      return reply.redirect(`/dashboard/entrar${next}`, 303);
+    }
+    if (writes) {
+      const header = request.headers['x-csrf-token'];
+      const given = typeof header === 'string' ? header : request.form.get('_csrf');
+      if (!sameSecret(given, request.web.session.csrfToken)) throw new AppError('CSRF_FAILED');
+    }
+  });
+
+  app.setErrorHandler(async (error, request, reply) => {
+    const known =
+      error instanceof AppError
+        ? error
+        : (error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE'
+          ? new AppError('PAYLOAD_TOO_LARGE', 'El archivo supera 1 MB.')
+          : null;
+    if (!known) request.log.error({ err: error }, 'dashboard request failed');
+    const err = known ?? new AppError('INTERNAL');
+    const status = err.code === 'ISSUER_NOT_FOUND' || err.code === 'DOCUMENT_NOT_FOUND' ? 404 : err.status;
+    const message = err.code === 'PAYLOAD_TOO_LARGE' ? 'El archivo supera 1 MB.' : errorMessage(err);
+    if (request.headers.accept?.includes('application/json')) {
+      return reply.status(status).send({ ok: false, error: message, code: err.code, request_id: String(request.id) });
+    }
+    return reply
+      .status(status)
+      .type('text/html; charset=utf-8')
+      .send(errorPage(request, status, message).value);
+  });
+
+  app.setNotFoundHandler(async (request, reply) => {
+    return reply
+      .status(404)
+      .type('text/html; charset=utf-8')
+      .send(errorPage(request, 404, 'No encontramos esa página.').value);
+  });
+
+  const dir = staticDir();
+  const assets = new Map(Object.keys(STATIC_TYPES).map((name) => [name, readFileSync(join(dir, name))] as const));
+  app.get('/static/:name', { config: { web: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    const { name } = request.params as { name: string };
+    const body = assets.get(name);
+    if (!body) return reply.callNotFound();
+    reply.header('Cache-Control', 'public, max-age=300');
+    return reply.type(STATIC_TYPES[name] ?? 'application/octet-stream').send(body);
+  });
+}
+
+function errorPage(request: FastifyRequest, status: number, message: string) {
+  const title = status === 404 ? 'Página no encontrada' : status === 403 ? 'Sin permiso' : 'No se pudo completar';
+  const body = html`<p>${message}</p><p><a href="/dashboard">Volver al inicio</a></p>`;
+  const web = request.web;
+  const issuer = web?.issuers[0];
+  return web && issuer ? page({ title, web, issuer, body }) : barePage(title, body);
+}
+
+export function sendHtml(reply: FastifyReply, body: { value: string }, status = 200): FastifyReply {
+  return reply.status(status).type('text/html; charset=utf-8').send(body.value);
+}

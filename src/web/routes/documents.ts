@@ -1,0 +1,229 @@
+/** Documentos: the list (filters in the URL, the API's parameters) and the document page. */
+import type { FastifyPluginAsync } from 'fastify';
+import { may } from '../../admin/users.ts';
+import { isRealDate } from '../../admin/validation.ts';
+import type { AppContext } from '../../context.ts';
+import { DTE_TYPES, type DteType } from '../../dte/model.ts';
+import { AppError, ERROR_CATALOG, type ErrorCode } from '../../errors.ts';
+import type { Environment } from '../../generated/prisma/client.ts';
+import { documentFile } from '../../issuing/document-files.ts';
+import { findIssuedDocument } from '../../issuing/document-status.ts';
+import { environmentOf } from '../../issuing/folios.ts';
+import { ESTADOS_SII, type EstadoSii, type ListFilters, listDocuments } from '../../issuing/list-documents.ts';
+import { resubmitDocument } from '../../issuing/resubmit.ts';
+import { curlExample, estadoBadge, typeBadge } from '../components.ts';
+import { ESTADO_LABELS, date, dateTime, decimal, money, rut, TYPE_NAMES, typeName } from '../format.ts';
+import { attr, html } from '../html.ts';
+import { csrfField, notice, page } from '../layout.ts';
+import { errorMessage } from '../messages.ts';
+import { issuerOf, sendHtml, signedIn } from '../plugin.ts';
+import type { DteDocument } from '../../dte/model.ts';
+import { documentActivity } from '../pending.ts';
+
+interface ListQuery {
+  tipo_dte?: string;
+  estado_sii?: string;
+  desde?: string;
+  hasta?: string;
+  q?: string;
+  page?: string;
+  limit?: string;
+}
+
+/** The list's filters from the URL; a bad value is reported and ignored, never a 500. */
+function filtersOf(q: ListQuery): { filters: ListFilters; problems: string[] } {
+  const problems: string[] = [];
+  const f: ListFilters = { page: 1, limit: 30 };
+  if (q.tipo_dte) {
+    if ((DTE_TYPES as readonly number[]).includes(Number(q.tipo_dte))) f.type = Number(q.tipo_dte) as DteType;
+    else problems.push('El tipo de documento no existe.');
+  }
+  if (q.estado_sii) {
+    if ((ESTADOS_SII as readonly string[]).includes(q.estado_sii)) f.estadoSii = q.estado_sii as EstadoSii;
+    else problems.push('El estado no existe.');
+  }
+  for (const [key, label] of [
+    ['desde', 'from'],
+    ['hasta', 'to'],
+  ] as const) {
+    const v = q[key];
+    if (!v) continue;
+    if (isRealDate(v)) f[label] = v;
+    else problems.push(`La fecha "${v}" no es válida.`);
+  }
+  if (q.q) f.q = q.q.slice(0, 100);
+  if (q.page && /^\d{1,6}$/.test(q.page) && Number(q.page) >= 1) f.page = Number(q.page);
+  if (q.limit && /^\d{1,3}$/.test(q.limit) && Number(q.limit) >= 1 && Number(q.limit) <= 100) f.limit = Number(q.limit);
+  return { filters: f, problems };
+}
+
+function queryString(q: ListQuery, over: Partial<ListQuery>): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries({ ...q, ...over })) if (v) params.set(k, String(v));
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
+
+export function documentRoutes(ctx: AppContext): FastifyPluginAsync {
+  return async (app) => {
+    app.get('/:rut/documentos', async (request, reply) => {
+      const web = signedIn(request);
+      const issuer = issuerOf(request, (request.params as { rut: string }).rut);
+      const q = request.query as ListQuery;
+      const { filters, problems } = filtersOf(q);
+      const result = await listDocuments(ctx, issuer, filters);
+      const pages = Math.max(1, Math.ceil(result.total / result.limit));
+      const base = `/dashboard/${issuer.rut}`;
+      const filtered = Boolean(q.tipo_dte || q.estado_sii || q.desde || q.hasta || q.q);
+      const body = html`
+${problems.map((p) => notice('error', p))}
+<form method="get" class="filters" role="search" aria-label="Filtrar documentos">
+  <div class="field"><label for="f-q">Buscar</label>
+    <input id="f-q" name="q" type="search" value="${q.q ?? ''}" placeholder="RUT, razón social o folio"></div>
+  <div class="field"><label for="f-tipo">Tipo</label>
+    <select id="f-tipo" name="tipo_dte"><option value="">Todos</option>
+    ${DTE_TYPES.map((t) => html`<option value="${t}"${attr('selected', filters.type === t)}>${t} · ${TYPE_NAMES[t]}</option>`)}
+    </select></div>
+  <div class="field"><label for="f-estado">Estado SII</label>
+    <select id="f-estado" name="estado_sii"><option value="">Todos</option>
+    ${ESTADOS_SII.map((e) => html`<option value="${e}"${attr('selected', filters.estadoSii === e)}>${ESTADO_LABELS[e]?.label ?? e}</option>`)}
+    </select></div>
+  <div class="field"><label for="f-desde">Desde</label><input id="f-desde" name="desde" type="date" value="${filters.from ?? ''}"></div>
+  <div class="field"><label for="f-hasta">Hasta</label><input id="f-hasta" name="hasta" type="date" value="${filters.to ?? ''}"></div>
+  <div class="field actions"><button type="submit" class="button">Filtrar</button>
+  ${filtered ? html`<a href="${base}/documentos">Limpiar</a>` : ''}</div>
+</form>
+${
+  result.data.length === 0
+    ? filtered
+      ? html`<p class="empty">Ningún documento coincide con los filtros.</p>`
+      : html`<div class="empty"><p>Aún no hay documentos. <a href="${base}/emitir">Emite el primero</a> o usa la API:</p>${curlExample(ctx.config.publicBaseUrl, issuer)}</div>`
+    : html`<p class="muted">${result.total} documento${result.total === 1 ? '' : 's'}</p>
+<div class="table-wrap"><table class="list">
+<thead><tr><th scope="col">Tipo</th><th scope="col">Folio</th><th scope="col" class="hide-sm">Fecha</th><th scope="col">Receptor</th><th scope="col" class="num">Total</th><th scope="col" class="hide-sm">Estado SII</th></tr></thead>
+<tbody>
+${result.data.map(
+  (d) => html`<tr>
+<td>${typeBadge(d.type)} <span class="type-name">${typeName(d.type)}</span></td>
+<td><a href="${base}/documentos/${d.type}/${d.folio}?env=${d.env}">Nº ${d.folio}</a><span class="show-sm muted">${date(d.date)}</span></td>
+<td class="hide-sm">${date(d.date)}</td>
+<td><span class="receiver">${d.receiver.name}</span><br><span class="muted">${rut(d.receiver.rut)}</span></td>
+<td class="num">${money(d.totals.total)}<span class="show-sm">${estadoBadge(d.estado_sii)}</span></td>
+<td class="hide-sm">${estadoBadge(d.estado_sii)}</td>
+</tr>`,
+)}
+</tbody></table></div>
+<nav class="pager" aria-label="Páginas">
+  ${result.page > 1 ? html`<a href="${queryString(q, { page: String(result.page - 1) })}" rel="prev">← Anterior</a>` : ''}
+  <span>Página ${result.page} de ${pages}</span>
+  ${result.page < pages ? html`<a href="${queryString(q, { page: String(result.page + 1) })}" rel="next">Siguiente →</a>` : ''}
+</nav>`
+}`;
+      return sendHtml(reply, page({ title: 'Documentos', nav: 'documentos', web, issuer, body }));
+    });
+
+    const findDoc = async (request: { params: unknown; query: unknown }) => {
+      const p = request.params as { rut: string; type: string; folio: string };
+      const issuer = issuerOf(request as never, p.rut);
+      const env = (request.query as { env?: string }).env;
+      if (!/^\d{1,3}$/.test(p.type) || !/^\d{1,10}$/.test(p.folio)) throw new AppError('DOCUMENT_NOT_FOUND');
+      const environment: Environment = env === 'sandbox' || env === 'live' ? env : environmentOf(issuer);
+      const document = await findIssuedDocument(ctx, issuer, Number(p.type), Number(p.folio), environment);
+      return { issuer, document };
+    };
+
+    app.get('/:rut/documentos/:type/:folio', async (request, reply) => {
+      const web = signedIn(request);
+      const { issuer, document: d } = await findDoc(request);
+      const model = d.model as unknown as DteDocument;
+      const base = `/dashboard/${issuer.rut}/documentos/${d.type}/${d.folio}`;
+      const files = `${base}/%s?env=${d.environment}`;
+      const activity = await documentActivity(ctx, issuer, d);
+      const flash = request.query as { ok?: string; error?: string };
+      const live = d.environment === 'live';
+      const canResend =
+        live && may(web.user, 'issue') && !['aceptado', 'aceptado_con_reparos', 'anulado'].includes(d.estadoSii);
+      const body = html`
+${flash.ok === 'reenviado' ? notice('ok', 'Se envió de nuevo al SII.') : ''}
+${flash.ok === 'emitido' ? notice('ok', html`Documento emitido con folio <strong>${d.folio}</strong>.${live ? ` Estado SII: ${ESTADO_LABELS[d.estadoSii]?.label ?? d.estadoSii}.` : ''} <a href="/dashboard/${issuer.rut}/emitir">Emitir otro</a>`) : ''}
+${flash.error && flash.error in ERROR_CATALOG ? notice('error', errorMessage(new AppError(flash.error as ErrorCode))) : ''}
+<div class="doc-head">
+  <p>${typeBadge(d.type)} ${estadoBadge(d.estadoSii)} ${live && (d.siiEstado || d.siiGlosa) ? html`<span class="sii-raw">SII: <code>${d.siiEstado ?? ''}</code> ${d.siiGlosa ?? ''}</span>` : ''}</p>
+  <p class="doc-actions">
+    <a class="button" href="${files.replace('%s', 'pdf')}&amp;download=1">Descargar PDF</a>
+    <a class="button" href="${files.replace('%s', 'xml')}">Descargar XML</a>
+    ${canResend ? html`<form method="post" action="${base}/reenviar" class="inline">${csrfField(web)}<button type="submit" class="button">Reenviar al SII</button></form>` : ''}
+  </p>
+</div>
+<div class="columns">
+<section aria-labelledby="h-datos"><h2 id="h-datos">Datos</h2>
+<dl class="details">
+  <dt>Fecha de emisión</dt><dd>${date(d.date)}</dd>
+  <dt>Receptor</dt><dd>${d.receiverName}<br>${rut(d.receiverRut)}</dd>
+  <dt>Ambiente</dt><dd>${live ? 'Producción' : 'Sandbox (no se envía al SII)'}</dd>
+  ${live ? html`<dt>Track ID</dt><dd>${d.trackId || '—'}</dd>` : ''}
+  ${d.lastSubmitError && d.estadoSii === 'pendiente' ? html`<dt>Último error de envío</dt><dd>${d.lastSubmitError}</dd>` : ''}
+  <dt>Creado</dt><dd>${dateTime(d.createdAt)}</dd>
+</dl></section>
+<section aria-labelledby="h-totales"><h2 id="h-totales">Totales</h2>
+<dl class="details totals">
+  <dt>Neto</dt><dd class="num">${money(d.net)}</dd>
+  <dt>Exento</dt><dd class="num">${money(d.exempt)}</dd>
+  <dt>IVA (${d.vatRate} %)</dt><dd class="num">${money(d.vat)}</dd>
+  <dt class="strong">Total</dt><dd class="num strong">${money(d.total)}</dd>
+</dl></section>
+</div>
+<section aria-labelledby="h-lineas"><h2 id="h-lineas">Detalle</h2>
+<div class="table-wrap"><table class="list"><thead><tr><th scope="col">Descripción</th><th scope="col" class="num">Cantidad</th><th scope="col" class="num">Precio</th><th scope="col" class="num">Descuento</th><th scope="col" class="num">Monto</th></tr></thead>
+<tbody>${model.lines.map(
+        (l) => html`<tr><td>${l.name}${l.exempt ? html` <span class="badge badge-gray">Exento</span>` : ''}</td>
+<td class="num">${decimal(Number(l.qty))}</td><td class="num">${l.price === undefined ? '—' : money(Math.round(Number(l.price)))}</td>
+<td class="num">${l.discountAmount ? money(l.discountAmount) : '—'}</td><td class="num">${money(l.amount)}</td></tr>`,
+      )}</tbody></table></div>
+${model.refs.length ? html`<h3>Referencias</h3><ul>${model.refs.map((r) => html`<li>${typeName(Number(r.type))} Nº ${r.folio} del ${date(r.date)}${r.reason ? html` — ${r.reason}` : ''}</li>`)}</ul>` : ''}
+</section>
+<section aria-labelledby="h-pdf"><h2 id="h-pdf">PDF</h2>
+<iframe class="pdf" title="PDF del documento" src="${files.replace('%s', 'pdf')}"></iframe>
+</section>
+<section aria-labelledby="h-eventos"><h2 id="h-eventos">Eventos y correos</h2>
+${
+  activity.available
+    ? activity.rows.length
+      ? html`<table class="list"><thead><tr><th scope="col">Fecha</th><th scope="col">Evento</th><th scope="col">Detalle</th></tr></thead>
+<tbody>${activity.rows.map((a) => html`<tr><td>${dateTime(a.at)}</td><td><code>${a.type}</code></td><td>${a.detail}</td></tr>`)}</tbody></table>`
+      : html`<p class="empty">Sin eventos.</p>`
+    : html`<p class="muted" data-pending="events">El historial de eventos y correos de este documento se mostrará aquí cuando los eventos estén activados en esta instalación.</p>`
+}
+</section>`;
+      return sendHtml(
+        reply,
+        page({ title: `${typeName(d.type)} Nº ${d.folio}`, nav: 'documentos', web, issuer, body }),
+      );
+    });
+
+    for (const kind of ['pdf', 'xml'] as const) {
+      app.get(`/:rut/documentos/:type/:folio/${kind}`, async (request, reply) => {
+        const { issuer, document } = await findDoc(request);
+        const file = await documentFile(document, issuer, kind, 'letter');
+        const download = (request.query as { download?: string }).download === '1' || kind === 'xml';
+        reply.header('Content-Disposition', `${download ? 'attachment' : 'inline'}; filename="${file.filename}"`);
+        return reply.type(file.contentType).send(file.body);
+      });
+    }
+
+    app.post('/:rut/documentos/:type/:folio/reenviar', async (request, reply) => {
+      const web = signedIn(request);
+      if (!may(web.user, 'issue')) throw new AppError('FORBIDDEN_ROLE');
+      const p = request.params as { rut: string; type: string; folio: string };
+      const issuer = issuerOf(request, p.rut);
+      const back = `/dashboard/${issuer.rut}/documentos/${p.type}/${p.folio}`;
+      try {
+        await resubmitDocument(ctx, issuer, { type: Number(p.type), folio: Number(p.folio) });
+        return reply.redirect(`${back}?ok=reenviado`, 303);
+      } catch (err) {
+        if (!(err instanceof AppError) || (err.status >= 500 && err.code !== 'SII_UNAVAILABLE')) throw err;
+        return reply.redirect(`${back}?error=${err.code}`, 303);
+      }
+    });
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * Configuración: the issuer's settings (the same `updateIssuer` as `issuer update`).
+ * Changing `sii_ambiente` asks for confirmation first and says what changes: in production
+ * every document goes to the SII and needs a certificate, a resolution and authorised folios.
+ */
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { updateIssuer } from '../../admin/issuers.ts';
+import { may, type SignedIn } from '../../admin/users.ts';
+import type { AppContext } from '../../context.ts';
+import { AppError } from '../../errors.ts';
+import type { Issuer } from '../../generated/prisma/client.ts';
+import type { Form } from '../form.ts';
+import { rut } from '../format.ts';
+import { attr, type Html, html } from '../html.ts';
+import { csrfField, describedBy, fieldError, notice, page } from '../layout.ts';
+import { errorMessage, fieldMessage } from '../messages.ts';
+import { issuerOf, sendHtml, signedIn } from '../plugin.ts';
+
+const FIELDS = [
+  'name',
+  'giro',
+  'acteco',
+  'address',
+  'comuna',
+  'city',
+  'ambiente',
+  'vat_rate',
+  'resolution_date',
+  'resolution_number',
+] as const;
+type Field = (typeof FIELDS)[number];
+
+function current(issuer: Issuer): Record<Field, string> {
+  return {
+    name: issuer.name,
+    giro: issuer.giro,
+    acteco: issuer.acteco.join(', '),
+    address: issuer.address,
+    comuna: issuer.comuna,
+    city: issuer.city ?? '',
+    ambiente: String(issuer.siiAmbiente),
+    vat_rate: String(issuer.vatRate),
+    resolution_date: issuer.resolutionDate ? issuer.resolutionDate.toISOString().slice(0, 10) : '',
+    resolution_number: issuer.resolutionNumber === null ? '' : String(issuer.resolutionNumber),
+  };
+}
+
+function fromForm(f: Form): Record<Field, string> {
+  return Object.fromEntries(FIELDS.map((k) => [k, f.get(k)])) as Record<Field, string>;
+}
+
+const intOrNaN = (s: string) => (/^\d{1,9}$/.test(s) ? Number(s) : Number.NaN);
+
+/** Schema paths of updateIssuer → form fields. */
+const PATHS: Record<string, Field> = {
+  name: 'name',
+  giro: 'giro',
+  acteco: 'acteco',
+  address: 'address',
+  comuna: 'comuna',
+  city: 'city',
+  ambiente: 'ambiente',
+  vatRate: 'vat_rate',
+  resolutionDate: 'resolution_date',
+  resolutionNumber: 'resolution_number',
+};
+
+function settingsForm(web: SignedIn, issuer: Issuer, values: Record<Field, string>, errors: Map<string, string>): Html {
+  const field = (k: Field, label: string, extra: Html = html``, hint = '') =>
+    html`<div class="field"><label for="set-${k}">${label}</label>
+<input id="set-${k}" name="${k}" value="${values[k]}"${describedBy(`set-${k}`, errors.get(k))}${extra}>
+${hint ? html`<p class="hint">${hint}</p>` : ''}${fieldError(`set-${k}`, errors.get(k))}</div>`;
+  return html`<form method="post" action="/dashboard/${issuer.rut}/configuracion" class="settings">
+${csrfField(web)}
+<fieldset><legend>Emisor ${rut(issuer.rut)}</legend>
+<div class="grid2">
+${field('name', 'Razón social', html` maxlength="100"`)}
+${field('giro', 'Giro', html` maxlength="80"`)}
+${field('acteco', 'Actividades económicas (códigos SII)', html``, 'Hasta 4 códigos de 6 dígitos, separados por coma.')}
+${field('address', 'Dirección', html` maxlength="70"`)}
+${field('comuna', 'Comuna', html` maxlength="20"`)}
+${field('city', 'Ciudad', html` maxlength="20"`)}
+</div></fieldset>
+<fieldset><legend>SII</legend>
+<div class="grid2">
+<div class="field"><label for="set-ambiente">Ambiente</label>
+<select id="set-ambiente" name="ambiente"${describedBy('set-ambiente', errors.get('ambiente'))}>
+<option value="0"${attr('selected', values.ambiente === '0')}>Sandbox (no se envía al SII)</option>
+<option value="1"${attr('selected', values.ambiente === '1')}>Producción (se envía al SII)</option>
+</select>${fieldError('set-ambiente', errors.get('ambiente'))}</div>
+${field('vat_rate', 'Tasa de IVA (%)', html` inputmode="numeric"`)}
+${field('resolution_date', 'Fecha de resolución SII', html` type="date"`)}
+${field('resolution_number', 'Número de resolución SII', html` inputmode="numeric"`, 'En certificación el SII usa el número 0.')}
+</div></fieldset>
+<button type="submit" class="button primary">Guardar</button>
+</form>`;
+}
+
+function confirmPage(web: SignedIn, issuer: Issuer, values: Record<Field, string>): Html {
+  const toLive = values.ambiente !== '0';
+  return html`<div class="confirm" role="alert">
+<h2>${toLive ? '¿Cambiar a producción?' : '¿Volver a sandbox?'}</h2>
+<p>${
+    toLive
+      ? 'Desde ahora cada documento que emita este emisor se enviará al SII y tendrá validez tributaria. Se necesita un certificado vigente, la resolución del SII y folios autorizados (CAF) de producción. Los documentos de sandbox no se envían.'
+      : 'Los documentos que emita desde ahora no se enviarán al SII y no tendrán validez tributaria. Los documentos de producción ya emitidos no cambian.'
+  }</p>
+<form method="post" action="/dashboard/${issuer.rut}/configuracion" class="inline">
+${csrfField(web)}
+${FIELDS.map((k) => html`<input type="hidden" name="${k}" value="${values[k]}">`)}
+<input type="hidden" name="confirm" value="1">
+<button type="submit" class="button ${toLive ? 'danger' : 'primary'}">${toLive ? 'Sí, cambiar a producción' : 'Sí, volver a sandbox'}</button>
+</form>
+<a class="button" href="/dashboard/${issuer.rut}/configuracion">Cancelar</a>
+</div>`;
+}
+
+function render(reply: FastifyReply, web: SignedIn, issuer: Issuer, body: Html, status = 200) {
+  return sendHtml(reply, page({ title: 'Configuración', nav: 'configuracion', web, issuer, body }), status);
+}
+
+export function settingsRoutes(_ctx: AppContext): FastifyPluginAsync {
+  const ctx = _ctx;
+  return async (app) => {
+    app.get('/:rut/configuracion', async (request, reply) => {
+      const web = signedIn(request);
+      const issuer = issuerOf(request, (request.params as { rut: string }).rut);
+      const ok = (request.query as { ok?: string }).ok === '1';
+      const body = may(web.user, 'settings')
+        ? html`${ok ? notice('ok', 'Cambios guardados.') : ''}${settingsForm(web, issuer, current(issuer), new Map())}`
+        : notice('info', 'Solo el dueño de la cuenta puede cambiar la configuración del emisor.');
+      return render(reply, web, issuer, body);
+    });
+
+    app.post('/:rut/configuracion', async (request, reply) => {
+      const web = signedIn(request);
+      const issuer = issuerOf(request, (request.params as { rut: string }).rut);
+      if (!may(web.user, 'settings')) throw new AppError('FORBIDDEN_ROLE');
+      const values = fromForm(request.form);
+      const ambiente = intOrNaN(values.ambiente);
+      if (ambiente !== issuer.siiAmbiente && request.form.get('confirm') !== '1' && Number.isFinite(ambiente)) {
+        return render(reply, web, issuer, confirmPage(web, issuer, values));
+      }
+      try {
+        await updateIssuer(ctx, issuer.rut, {
+          name: values.name,
+          giro: values.giro,
+          acteco: values.acteco.split(/[\s,;]+/).filter(Boolean),
+          address: values.address,
+          comuna: values.comuna,
+          city: values.city || null,
+          ambiente,
+          vatRate: intOrNaN(values.vat_rate),
+          resolutionDate: values.resolution_date || null,
+          resolutionNumber: values.resolution_number === '' ? null : intOrNaN(values.resolution_number),
+        });
+      } catch (err) {
+        if (!(err instanceof AppError) || err.status >= 500) throw err;
+        const errors = new Map<string, string>();
+        for (const d of err.details ?? []) {
+          const k = PATHS[d.path.split(/[.[]/)[0] ?? ''];
+          if (k && !errors.has(k)) errors.set(k, fieldMessage(d.message));
+        }
+        const body = html`${notice('error', errors.size ? 'Revisa los campos marcados.' : errorMessage(err))}${settingsForm(web, issuer, values, errors)}`;
+        return render(reply, web, issuer, body, err.status);
+      }
+      return reply.redirect(`/dashboard/${issuer.rut}/configuracion?ok=1`, 303);
+    });
+  };
+}

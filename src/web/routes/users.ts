@@ -1,0 +1,113 @@
+/** Usuarios (owner only): the account's people, invitation by initial password, deactivation. */
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { ROLES } from '../../admin/api-keys.ts';
+import { createUser, deactivateUser, listUsers, MIN_PASSWORD_LENGTH, may, type SignedIn } from '../../admin/users.ts';
+import type { AppContext } from '../../context.ts';
+import { AppError } from '../../errors.ts';
+import type { Issuer } from '../../generated/prisma/client.ts';
+import { dateTime, ROLE_LABELS } from '../format.ts';
+import { type Html, html } from '../html.ts';
+import { csrfField, describedBy, fieldError, notice, page } from '../layout.ts';
+import { errorMessage, fieldMessage } from '../messages.ts';
+import { issuerOf, sendHtml, signedIn } from '../plugin.ts';
+
+async function render(
+  ctx: AppContext,
+  reply: FastifyReply,
+  v: { web: SignedIn; issuer: Issuer; top?: Html; errors?: Map<string, string>; email?: string },
+  status = 200,
+) {
+  const { web, issuer } = v;
+  const errors = v.errors ?? new Map<string, string>();
+  const users = await listUsers(ctx, web.user.accountId);
+  const base = `/dashboard/${issuer.rut}/usuarios`;
+  const body = html`
+${v.top ?? ''}
+<p class="muted">Los usuarios ven todos los emisores de la cuenta. Dueño: todo; editor: emite y carga folios; lector: solo consulta.</p>
+<div class="table-wrap"><table class="list">
+<thead><tr><th scope="col">Correo</th><th scope="col">Rol</th><th scope="col">Último ingreso</th><th scope="col">Estado</th><th scope="col"><span class="visually-hidden">Acciones</span></th></tr></thead>
+<tbody>${users.map(
+    (
+      u,
+    ) => html`<tr><td>${u.email}</td><td>${ROLE_LABELS[u.role]}</td><td>${u.lastSignInAt ? dateTime(u.lastSignInAt) : 'Nunca'}</td>
+<td>${u.active ? html`<span class="badge badge-green">Activo</span>` : html`<span class="badge badge-gray">Desactivado</span>`}</td>
+<td>${u.active && u.id !== web.user.id ? html`<form method="post" action="${base}/desactivar" class="inline">${csrfField(web)}<input type="hidden" name="email" value="${u.email}"><button type="submit" class="button small danger">Desactivar</button></form>` : ''}</td></tr>`,
+  )}</tbody></table></div>
+<section aria-labelledby="h-new-user"><h2 id="h-new-user">Agregar usuario</h2>
+<form method="post" action="${base}" class="stack narrow-form">
+${csrfField(web)}
+<label for="u-email">Correo</label>
+<input id="u-email" name="email" type="email" value="${v.email ?? ''}" required${describedBy('u-email', errors.get('email'))}>
+${fieldError('u-email', errors.get('email'))}
+<label for="u-role">Rol</label>
+<select id="u-role" name="role">${ROLES.map((r) => html`<option value="${r}">${ROLE_LABELS[r]}</option>`)}</select>
+<label for="u-password">Contraseña inicial</label>
+<input id="u-password" name="password" type="password" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required${describedBy('u-password', errors.get('password'))}>
+${fieldError('u-password', errors.get('password'))}
+<p class="hint">Al menos ${MIN_PASSWORD_LENGTH} caracteres. Entrégala a la persona por un canal seguro.</p>
+<button type="submit" class="button primary">Agregar usuario</button>
+</form></section>`;
+  return sendHtml(reply, page({ title: 'Usuarios', nav: 'usuarios', web, issuer, body }), status);
+}
+
+export function userRoutes(ctx: AppContext): FastifyPluginAsync {
+  return async (app) => {
+    const owner = (request: Parameters<typeof signedIn>[0]) => {
+      const web = signedIn(request);
+      const issuer = issuerOf(request, (request.params as { rut: string }).rut);
+      if (!may(web.user, 'users')) throw new AppError('FORBIDDEN_ROLE');
+      return { web, issuer };
+    };
+
+    app.get('/:rut/usuarios', async (request, reply) => {
+      const { web, issuer } = owner(request);
+      const ok = (request.query as { ok?: string }).ok;
+      const top =
+        ok === 'creado'
+          ? notice('ok', 'Usuario agregado.')
+          : ok === 'desactivado'
+            ? notice('ok', 'Usuario desactivado; sus sesiones se cerraron.')
+            : undefined;
+      return render(ctx, reply, { web, issuer, ...(top && { top }) });
+    });
+
+    app.post('/:rut/usuarios', async (request, reply) => {
+      const { web, issuer } = owner(request);
+      const f = request.form;
+      try {
+        await createUser(ctx, {
+          accountId: web.user.accountId,
+          email: f.get('email'),
+          role: f.get('role'),
+          password: f.raw('password'),
+        });
+      } catch (err) {
+        if (!(err instanceof AppError) || err.status >= 500) throw err;
+        const errors = new Map<string, string>();
+        for (const d of err.details ?? []) if (!errors.has(d.path)) errors.set(d.path, fieldMessage(d.message));
+        if (!errors.size) errors.set('email', errorMessage(err));
+        return render(ctx, reply, { web, issuer, errors, email: f.get('email') }, err.status);
+      }
+      return reply.redirect(`/dashboard/${issuer.rut}/usuarios?ok=creado`, 303);
+    });
+
+    app.post('/:rut/usuarios/desactivar', async (request, reply) => {
+      const { web, issuer } = owner(request);
+      const email = request.form.get('email');
+      // An owner cannot lock themselves out (and the account out of its last owner this way).
+      if (email.toLowerCase() === web.user.email)
+        throw new AppError('FORBIDDEN_ROLE', 'You cannot deactivate yourself.');
+      if (request.form.get('confirm') !== '1') {
+        const body = html`<div class="confirm" role="alert"><h2>¿Desactivar a ${email}?</h2>
+<p>Sus sesiones se cierran y no podrá volver a entrar. Las claves API no cambian.</p>
+<form method="post" action="/dashboard/${issuer.rut}/usuarios/desactivar" class="inline">${csrfField(web)}
+<input type="hidden" name="email" value="${email}"><input type="hidden" name="confirm" value="1">
+<button type="submit" class="button danger">Sí, desactivar</button></form>
+<a class="button" href="/dashboard/${issuer.rut}/usuarios">Cancelar</a></div>`;
+        return sendHtml(reply, page({ title: 'Usuarios', nav: 'usuarios', web, issuer, body }));
+      }
+      await deactivateUser(ctx, email, { accountId: web.user.accountId });
+      return reply.redirect(`/dashboard/${issuer.rut}/usuarios?ok=desactivado`, 303);
+    });
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * The dashboard's HTTP contract without a browser: cookie attributes (Secure when
+ * PUBLIC_BASE_URL is https), CSRF on the public forms, the Content-Security-Policy, escaping,
+ * and the first-start demo's one-time sign-in link.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureDemo } from '../../src/admin/demo.ts';
+import { createUser } from '../../src/admin/users.ts';
+import { buildTestApp, createTestIssuer, type TestApp } from '../helpers/app.ts';
+
+let t: TestApp;
+const PASSWORD = 'contraseña suficientemente larga';
+
+beforeAll(async () => {
+  t = await buildTestApp({ env: { PUBLIC_BASE_URL: 'https://timbre.example' } });
+});
+afterAll(async () => t?.close());
+
+function cookieOf(setCookie: string | string[] | undefined, name: string): string | undefined {
+  return ([] as string[]).concat(setCookie ?? []).find((c) => c.startsWith(`${name}=`));
+}
+
+async function signInForm() {
+  const page = await t.app.inject({ method: 'GET', url: '/dashboard/entrar' });
+  const csrfCookie = cookieOf(page.headers['set-cookie'], 'timbre_csrf') ?? '';
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
+  return { page, csrf, cookie: csrfCookie.split(';')[0] ?? '' };
+}
+
+describe('dashboard session', () => {
+  it('sets an HttpOnly, SameSite=Lax, Secure session cookie and a strict CSP', async () => {
+    const issuer = await createTestIssuer(t.ctx, { name: 'Empresa <script>alert(1)</script>' });
+    await createUser(t.ctx, { rut: issuer.rut, email: 'u@empresa.cl', role: 'owner', password: PASSWORD });
+    const { page, csrf, cookie } = await signInForm();
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.headers['content-security-policy']).toContain("style-src 'self'");
+    expect(page.body).not.toMatch(/<script(?![^>]*\bsrc=)/);
+    expect(page.body).not.toMatch(/\sstyle=/);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/dashboard/entrar',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        _csrf: csrf,
+        email: 'u@empresa.cl',
+        password: PASSWORD,
+        next: '//evil.example/',
+      }).toString(),
+    });
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe('/dashboard');
+    const session = cookieOf(res.headers['set-cookie'], 'timbre_session') ?? '';
+    expect(session).toMatch(/; HttpOnly/);
+    expect(session).toMatch(/; SameSite=Lax/);
+    expect(session).toMatch(/; Secure/);
+    expect(session).toMatch(/; Path=\/dashboard/);
+    const docs = await t.app.inject({
+      method: 'GET',
+      url: `/dashboard/${issuer.rut}/documentos`,
+      headers: { cookie: session.split(';')[0] ?? '' },
+    });
+    expect(docs.statusCode).toBe(200);
+    // The issuer's name is text, never markup.
+    expect(docs.body).toContain('Empresa &lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(docs.body).not.toContain('<script>alert(1)');
+  });
+
+  it('refuses the sign-in form without its CSRF token', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/dashboard/entrar',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'email=u%40empresa.cl&password=x',
+    });
+    expect(res.statusCode).toBe(403);
+    expect(res.headers['content-type']).toContain('text/html');
+  });
+
+  it('the first-start demo creates an owner user and a one-time link that signs in once', async () => {
+    const demo = await ensureDemo(t.ctx);
+    expect(demo.signInToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const landing = await t.app.inject({ method: 'GET', url: `/dashboard/enlace/${demo.signInToken}` });
+    expect(landing.statusCode).toBe(200);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(landing.body)?.[1] ?? '';
+    const cookie = (cookieOf(landing.headers['set-cookie'], 'timbre_csrf') ?? '').split(';')[0] ?? '';
+    const redeem = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/dashboard/enlace',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ _csrf: csrf, token: demo.signInToken ?? '' }).toString(),
+      });
+    const first = await redeem();
+    expect(first.statusCode).toBe(303);
+    const session = (cookieOf(first.headers['set-cookie'], 'timbre_session') ?? '').split(';')[0] ?? '';
+    const home = await t.app.inject({ method: 'GET', url: '/dashboard', headers: { cookie: session } });
+    expect(home.headers.location).toBe(`/dashboard/${demo.rut}/documentos`);
+    const again = await redeem();
+    expect(again.statusCode).toBe(410);
+  });
+
+  it('lists the preview endpoint in the OpenAPI description', async () => {
+    const spec = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+    expect(spec.json().paths['/api/{rut}/preview']?.post?.operationId).toBe('preview');
+  });
+});
