@@ -14,6 +14,10 @@ import { webhookRoutes } from './routes/webhooks.ts';
 
 export function dashboard(ctx: AppContext): FastifyPluginAsync {
   return async (app) => {
+    // The dashboard's pages are HTML for people, not part of the API: kept out of /openapi.json.
+    app.addHook('onRoute', (route) => {
+      route.schema = { ...route.schema, hide: true };
+    });
     await registerDashboardBasics(app, ctx);
     for (const routes of [
       sessionRoutes,

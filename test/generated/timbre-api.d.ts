@@ -61,6 +61,13 @@ export interface paths {
      */
     post: operations["getDocumentStatus"];
   };
+  "/api/{rut}/preview": {
+    /**
+     * Preview a document without issuing it
+     * @description Same body as emitir. Validates and computes exactly as emitir would and answers the totals and lines, without reserving a folio or storing anything. `?format=pdf` answers the printed document marked "BORRADOR — SIN FOLIO", without the PDF417 stamp. Any role.
+     */
+    post: operations["preview"];
+  };
 }
 
 export type webhooks = Record<string, never>;
@@ -2058,6 +2065,194 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Preview a document without issuing it
+   * @description Same body as emitir. Validates and computes exactly as emitir would and answers the totals and lines, without reserving a folio or storing anything. `?format=pdf` answers the printed document marked "BORRADOR — SIN FOLIO", without the PDF417 stamp. Any role.
+   */
+  preview: {
+    parameters: {
+      query?: {
+        format?: "json" | "pdf";
+      };
+      path: {
+        rut: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          type: number;
+          date?: string;
+          receiver?: {
+            rut: string;
+            name?: string;
+            activity?: string;
+            address?: string;
+            comuna?: string;
+            city?: string;
+            email?: string;
+          };
+          items: {
+              name: string;
+              qty: number;
+              price?: number;
+              exempt?: boolean;
+              unit?: string;
+              code?: string;
+              description?: string;
+              discount_pct?: number;
+            }[];
+          refs?: ({
+              type: number | string;
+              folio: number | string;
+              date?: string;
+              reason?: string;
+              code?: 1 | 2 | 3;
+            })[];
+          payment?: 1 | 2 | 3;
+          dispatch?: {
+            transfer_type: number;
+            dispatch_type?: number;
+            transport?: {
+              plate?: string;
+              carrier_rut?: string;
+              driver?: {
+                rut: string;
+                name: string;
+              };
+              address?: string;
+              comuna?: string;
+              city?: string;
+            };
+          };
+          payment_method?: number;
+          service_period?: {
+            from: string;
+            to: string;
+          };
+          due_date?: string;
+          retention_code?: number;
+          service_indicator?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": unknown;
+        };
+      };
+      /** @description Default Response */
+      400: {
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            ok: false;
+            error: string;
+            /** @enum {string} */
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_RUT" | "TOTALS_MISMATCH" | "REFERENCE_NOT_FOUND" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE" | "INVALID_TOKEN" | "ISSUER_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "NO_CERTIFICATE" | "CERTIFICATE_EXPIRED" | "CERTIFICATE_NOT_YET_VALID" | "FOLIOS_EXHAUSTED" | "ISSUER_NOT_CONFIGURED" | "SANDBOX_NOT_SUBMITTABLE" | "RATE_LIMITED" | "ISSUER_EXISTS" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "KEY_LIMIT_REACHED" | "CAF_ISSUER_MISMATCH" | "CAF_KEY_MISMATCH" | "CAF_SIGNATURE_INVALID" | "CAF_ALREADY_IMPORTED" | "CERT_BAD_PASSWORD" | "CERT_NO_PRIVATE_KEY" | "CERT_UNREADABLE" | "CAF_INVALID" | "CERT_NO_HOLDER_RUT" | "INTERNAL" | "DOCUMENT_SCHEMA_INVALID" | "SII_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SIGN_IN_FAILED" | "SIGN_IN_RATE_LIMITED" | "USER_EXISTS" | "USER_NOT_FOUND" | "CSRF_FAILED";
+            request_id: string;
+            details?: {
+                /** @description The field, e.g. `items[0].qty`, `query`, `Idempotency-Key`. */
+                path: string;
+                message: string;
+              }[];
+          };
+        };
+      };
+      /** @description Default Response */
+      401: {
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            ok: false;
+            error: string;
+            /** @enum {string} */
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_RUT" | "TOTALS_MISMATCH" | "REFERENCE_NOT_FOUND" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE" | "INVALID_TOKEN" | "ISSUER_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "NO_CERTIFICATE" | "CERTIFICATE_EXPIRED" | "CERTIFICATE_NOT_YET_VALID" | "FOLIOS_EXHAUSTED" | "ISSUER_NOT_CONFIGURED" | "SANDBOX_NOT_SUBMITTABLE" | "RATE_LIMITED" | "ISSUER_EXISTS" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "KEY_LIMIT_REACHED" | "CAF_ISSUER_MISMATCH" | "CAF_KEY_MISMATCH" | "CAF_SIGNATURE_INVALID" | "CAF_ALREADY_IMPORTED" | "CERT_BAD_PASSWORD" | "CERT_NO_PRIVATE_KEY" | "CERT_UNREADABLE" | "CAF_INVALID" | "CERT_NO_HOLDER_RUT" | "INTERNAL" | "DOCUMENT_SCHEMA_INVALID" | "SII_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SIGN_IN_FAILED" | "SIGN_IN_RATE_LIMITED" | "USER_EXISTS" | "USER_NOT_FOUND" | "CSRF_FAILED";
+            request_id: string;
+            details?: {
+                /** @description The field, e.g. `items[0].qty`, `query`, `Idempotency-Key`. */
+                path: string;
+                message: string;
+              }[];
+          };
+        };
+      };
+      /** @description Default Response */
+      403: {
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            ok: false;
+            error: string;
+            /** @enum {string} */
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_RUT" | "TOTALS_MISMATCH" | "REFERENCE_NOT_FOUND" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE" | "INVALID_TOKEN" | "ISSUER_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "NO_CERTIFICATE" | "CERTIFICATE_EXPIRED" | "CERTIFICATE_NOT_YET_VALID" | "FOLIOS_EXHAUSTED" | "ISSUER_NOT_CONFIGURED" | "SANDBOX_NOT_SUBMITTABLE" | "RATE_LIMITED" | "ISSUER_EXISTS" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "KEY_LIMIT_REACHED" | "CAF_ISSUER_MISMATCH" | "CAF_KEY_MISMATCH" | "CAF_SIGNATURE_INVALID" | "CAF_ALREADY_IMPORTED" | "CERT_BAD_PASSWORD" | "CERT_NO_PRIVATE_KEY" | "CERT_UNREADABLE" | "CAF_INVALID" | "CERT_NO_HOLDER_RUT" | "INTERNAL" | "DOCUMENT_SCHEMA_INVALID" | "SII_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SIGN_IN_FAILED" | "SIGN_IN_RATE_LIMITED" | "USER_EXISTS" | "USER_NOT_FOUND" | "CSRF_FAILED";
+            request_id: string;
+            details?: {
+                /** @description The field, e.g. `items[0].qty`, `query`, `Idempotency-Key`. */
+                path: string;
+                message: string;
+              }[];
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            ok: false;
+            error: string;
+            /** @enum {string} */
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_RUT" | "TOTALS_MISMATCH" | "REFERENCE_NOT_FOUND" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE" | "INVALID_TOKEN" | "ISSUER_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "NO_CERTIFICATE" | "CERTIFICATE_EXPIRED" | "CERTIFICATE_NOT_YET_VALID" | "FOLIOS_EXHAUSTED" | "ISSUER_NOT_CONFIGURED" | "SANDBOX_NOT_SUBMITTABLE" | "RATE_LIMITED" | "ISSUER_EXISTS" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "KEY_LIMIT_REACHED" | "CAF_ISSUER_MISMATCH" | "CAF_KEY_MISMATCH" | "CAF_SIGNATURE_INVALID" | "CAF_ALREADY_IMPORTED" | "CERT_BAD_PASSWORD" | "CERT_NO_PRIVATE_KEY" | "CERT_UNREADABLE" | "CAF_INVALID" | "CERT_NO_HOLDER_RUT" | "INTERNAL" | "DOCUMENT_SCHEMA_INVALID" | "SII_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SIGN_IN_FAILED" | "SIGN_IN_RATE_LIMITED" | "USER_EXISTS" | "USER_NOT_FOUND" | "CSRF_FAILED";
+            request_id: string;
+            details?: {
+                /** @description The field, e.g. `items[0].qty`, `query`, `Idempotency-Key`. */
+                path: string;
+                message: string;
+              }[];
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            ok: false;
+            error: string;
+            /** @enum {string} */
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_RUT" | "TOTALS_MISMATCH" | "REFERENCE_NOT_FOUND" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE" | "INVALID_TOKEN" | "ISSUER_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "NO_CERTIFICATE" | "CERTIFICATE_EXPIRED" | "CERTIFICATE_NOT_YET_VALID" | "FOLIOS_EXHAUSTED" | "ISSUER_NOT_CONFIGURED" | "SANDBOX_NOT_SUBMITTABLE" | "RATE_LIMITED" | "ISSUER_EXISTS" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "KEY_LIMIT_REACHED" | "CAF_ISSUER_MISMATCH" | "CAF_KEY_MISMATCH" | "CAF_SIGNATURE_INVALID" | "CAF_ALREADY_IMPORTED" | "CERT_BAD_PASSWORD" | "CERT_NO_PRIVATE_KEY" | "CERT_UNREADABLE" | "CAF_INVALID" | "CERT_NO_HOLDER_RUT" | "INTERNAL" | "DOCUMENT_SCHEMA_INVALID" | "SII_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SIGN_IN_FAILED" | "SIGN_IN_RATE_LIMITED" | "USER_EXISTS" | "USER_NOT_FOUND" | "CSRF_FAILED";
+            request_id: string;
+            details?: {
+                /** @description The field, e.g. `items[0].qty`, `query`, `Idempotency-Key`. */
+                path: string;
+                message: string;
+              }[];
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            ok: false;
+            error: string;
+            /** @enum {string} */
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_RUT" | "TOTALS_MISMATCH" | "REFERENCE_NOT_FOUND" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE" | "INVALID_TOKEN" | "ISSUER_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "NO_CERTIFICATE" | "CERTIFICATE_EXPIRED" | "CERTIFICATE_NOT_YET_VALID" | "FOLIOS_EXHAUSTED" | "ISSUER_NOT_CONFIGURED" | "SANDBOX_NOT_SUBMITTABLE" | "RATE_LIMITED" | "ISSUER_EXISTS" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "KEY_LIMIT_REACHED" | "CAF_ISSUER_MISMATCH" | "CAF_KEY_MISMATCH" | "CAF_SIGNATURE_INVALID" | "CAF_ALREADY_IMPORTED" | "CERT_BAD_PASSWORD" | "CERT_NO_PRIVATE_KEY" | "CERT_UNREADABLE" | "CAF_INVALID" | "CERT_NO_HOLDER_RUT" | "INTERNAL" | "DOCUMENT_SCHEMA_INVALID" | "SII_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SIGN_IN_FAILED" | "SIGN_IN_RATE_LIMITED" | "USER_EXISTS" | "USER_NOT_FOUND" | "CSRF_FAILED";
+            request_id: string;
+            details?: {
+                /** @description The field, e.g. `items[0].qty`, `query`, `Idempotency-Key`. */
+                path: string;
+                message: string;
+              }[];
           };
         };
       };
