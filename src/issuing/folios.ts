@@ -17,7 +17,7 @@
  * reservation taken (the delete matches no row), gives up its signed document and starts over
  * with a new folio; the unique (issuer, type, folio, environment) constraint stands behind all
  * of it. Oldest usable range first (authorisation date, then range start); a range past its
- * expiry is skipped (REFERENCE §2: 180 days for 33/43/46/56/61).
+ * expiry is skipped (docs/sii-reference.md §2: 180 days for 33/43/46/56/61).
  */
 import { randomUUID } from 'node:crypto';
 import { generateCaf, parseCaf } from '../dte/caf.ts';

@@ -215,7 +215,7 @@ async function buildSigned(
   return { ted, bytes };
 }
 
-/** The SII resolution goes in every envelope's Carátula (FchResol / NroResol, REFERENCE §6). */
+/** The SII resolution goes in every envelope's Carátula (FchResol / NroResol, docs/sii-reference.md §6). */
 function assertLiveConfigured(issuer: Issuer): void {
   if (!issuer.resolutionDate || issuer.resolutionNumber === null) {
     throw new AppError(

@@ -1,5 +1,5 @@
 /**
- * `POST /cgi_dte/UPL/DTEUpload` (REFERENCE §7.3, [UPL]): multipart/form-data with rutSender,
+ * `POST /cgi_dte/UPL/DTEUpload` (docs/sii-reference.md §7.3, [UPL]): multipart/form-data with rutSender,
  * dvSender, rutCompany, dvCompany and the file `archivo`; always HTTP 200 with a RECEPCIONDTE
  * XML, except the gateway's 401 page when the User-Agent lacks `PROG 1.0`.
  *
@@ -8,7 +8,7 @@
  * rutSender-dvSender is the token's certificate holder (STATUS 1) → rutCompany is a RUT
  * (STATUS 6) → the file is there and not too big (STATUS 2) → the same bytes within 900 s
  * (STATUS 99, the earlier TRACKID) → schema (STATUS 7 with DETAIL/ERROR lines) → STATUS 0 with
- * a 10-digit TRACKID. EnvioBOLETA is accepted here too, as in certification (REFERENCE §7.6).
+ * a 10-digit TRACKID. EnvioBOLETA is accepted here too, as in certification (docs/sii-reference.md §7.6).
  */
 import type { IncomingMessage } from 'node:http';
 import { santiagoTimestamp } from '../dte/chile-time.ts';
@@ -31,7 +31,7 @@ interface Recepcion {
   errors?: string[];
 }
 
-/** RECEPCIONDTE as in shared/sii/responses/dteupload_recepciondte_status0.xml / status7.xml. */
+/** RECEPCIONDTE as in test/fixtures/sii/responses/dteupload_recepciondte_status0.xml / status7.xml. */
 function recepcionDte(ctx: SimContext, r: Recepcion): Reply {
   const timestamp = santiagoTimestamp(ctx.clock()).replace('T', ' ');
   const detail = r.errors?.length

@@ -1,6 +1,6 @@
 /**
  * Folio stamping. The real SII has no API for it, only the portal's HTML forms
- * (`/cvc_cgi/dte/of_solicita_folios` … `of_genera_archivo`, REFERENCE §8); the simulator keeps
+ * (`/cvc_cgi/dte/of_solicita_folios` … `of_genera_archivo`, docs/sii-reference.md §8); the simulator keeps
  * just the last, portal-shaped step:
  *
  *   POST /cvc_cgi/dte/of_genera_archivo
@@ -21,7 +21,7 @@ import type { SimContext } from './context.ts';
 import { cookie, htmlReply, mediaType, parseRut, type Reply, reply } from './http-util.ts';
 import type { RegisteredIssuer } from './state.ts';
 
-/** IDK of the simulator's CAFs: the certification key id (REFERENCE §2). */
+/** IDK of the simulator's CAFs: the certification key id (docs/sii-reference.md §2). */
 export const SIMULATOR_CAF_IDK = 100;
 export const DEFAULT_MAX_FOLIOS_PER_REQUEST = 10_000;
 

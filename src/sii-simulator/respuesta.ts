@@ -1,8 +1,8 @@
 /**
  * The SII's RESPUESTA documents (namespace http://www.sii.cl/XMLSchema), in the exact shapes of
- * shared/sii/responses: a RESP_HDR with ESTADO (and GLOSA / TRACKID / ERR_CODE …) and an
+ * test/fixtures/sii/responses: a RESP_HDR with ESTADO (and GLOSA / TRACKID / ERR_CODE …) and an
  * optional RESP_BODY. The SII writes them on one line; for EPR it puts RESP_BODY *before*
- * RESP_HDR (captured live, REFERENCE §7.4), and so does the simulator, so a client that
+ * RESP_HDR (captured live, docs/sii-reference.md §7.4), and so does the simulator, so a client that
  * depends on the order fails here first.
  */
 import { escapeXml } from '../dte/xml-text.ts';

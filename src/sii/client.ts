@@ -1,6 +1,6 @@
 /**
  * Timbre's real SII client: the SiiClient of src/sii/types.ts over the SII's SOAP services
- * (DTEWS), its upload CGI, the boleta REST API and the folio portal (REFERENCE §7, §8).
+ * (DTEWS), its upload CGI, the boleta REST API and the folio portal (docs/sii-reference.md §7, §8).
  *
  * Layers, bottom up:
  * - src/sii/http.ts: one HTTP exchange with a timeout, failures classified as unavailable
@@ -88,7 +88,7 @@ export const TOKEN_REUSE_MS = 20 * 60_000;
 
 /**
  * The SII's gateways answer 401 / "no autenticado" to a valid token unless the User-Agent
- * contains `PROG 1.0` (REFERENCE §7.3, verified live by [SMOY] and [RURAL]). Sent on every call.
+ * contains `PROG 1.0` (docs/sii-reference.md §7.3, verified live by [SMOY] and [RURAL]). Sent on every call.
  */
 export const SII_USER_AGENT = 'Mozilla/4.0 (compatible; PROG 1.0; Timbre)';
 
@@ -113,7 +113,7 @@ export function createSiiClient(opts: SiiClientOptions): SiiClient {
   }
 
   /**
-   * One DTEWS operation: POST {SII_DTEWS_URL}/DTEWS/{service}.jws (REFERENCE §7.2), answer
+   * One DTEWS operation: POST {SII_DTEWS_URL}/DTEWS/{service}.jws (docs/sii-reference.md §7.2), answer
    * = the unescaped string of its `<op>Return`. Every DTEWS operation Timbre calls is
    * read-only (seed, token, queries), so every failure of one is safe to repeat.
    */
@@ -132,7 +132,7 @@ export function createSiiClient(opts: SiiClientOptions): SiiClient {
   }
 
   // -------------------------------------------------------------------------------------------
-  // Authentication (REFERENCE §7.2 DTEWS, §7.6 boleta REST)
+  // Authentication (docs/sii-reference.md §7.2 DTEWS, §7.6 boleta REST)
   // -------------------------------------------------------------------------------------------
 
   function checkedSeed(xml: string): string {
@@ -201,7 +201,7 @@ export function createSiiClient(opts: SiiClientOptions): SiiClient {
 
   /**
    * Runs `attempt` with the cached token; when the SII refuses it, drops it, authenticates
-   * again and runs `attempt` once more (REFERENCE §7.2 step 4). A refusal of the fresh token
+   * again and runs `attempt` once more (docs/sii-reference.md §7.2 step 4). A refusal of the fresh token
    * is an authentication failure, not something to loop on.
    */
   async function withToken<T>(
@@ -236,7 +236,7 @@ export function createSiiClient(opts: SiiClientOptions): SiiClient {
   }
 
   // -------------------------------------------------------------------------------------------
-  // Upload (REFERENCE §7.3 DTEUpload, §7.6 boleta.electronica.envio)
+  // Upload (docs/sii-reference.md §7.3 DTEUpload, §7.6 boleta.electronica.envio)
   // -------------------------------------------------------------------------------------------
 
   async function upload(input: UploadInput): Promise<UploadResult> {
@@ -286,7 +286,7 @@ export function createSiiClient(opts: SiiClientOptions): SiiClient {
   }
 
   // -------------------------------------------------------------------------------------------
-  // Upload status (REFERENCE §7.4 QueryEstUp, §7.6 boleta.electronica.envio/{rut}-{dv}-{trackid})
+  // Upload status (docs/sii-reference.md §7.4 QueryEstUp, §7.6 boleta.electronica.envio/{rut}-{dv}-{trackid})
   // -------------------------------------------------------------------------------------------
 
   async function uploadStatus(input: UploadStatusInput): Promise<UploadStatus> {
@@ -312,7 +312,7 @@ export function createSiiClient(opts: SiiClientOptions): SiiClient {
   }
 
   // -------------------------------------------------------------------------------------------
-  // Document status (REFERENCE §7.5 QueryEstDte, and its boleta REST equivalent)
+  // Document status (docs/sii-reference.md §7.5 QueryEstDte, and its boleta REST equivalent)
   // -------------------------------------------------------------------------------------------
 
   async function documentStatus(input: DocumentStatusInput): Promise<DocumentStatus> {
@@ -343,7 +343,7 @@ export function createSiiClient(opts: SiiClientOptions): SiiClient {
             ['DvReceptor', receiver.dv],
             ['TipoDte', String(input.type)],
             ['FolioDte', String(input.folio)],
-            // DDMMAAAA ([LDTE-L] Dte.php::getEstado, REFERENCE §7.5).
+            // DDMMAAAA ([LDTE-L] Dte.php::getEstado, docs/sii-reference.md §7.5).
             ['FechaEmisionDte', `${day}${month}${year}`],
             ['MontoDte', String(input.total)],
             ['Token', token],
@@ -374,11 +374,11 @@ export function createSiiClient(opts: SiiClientOptions): SiiClient {
   }
 
   // -------------------------------------------------------------------------------------------
-  // CAF request (REFERENCE §8)
+  // CAF request (docs/sii-reference.md §8)
   // -------------------------------------------------------------------------------------------
 
   /**
-   * The SII has no API for folios: everything happens in the web portal (REFERENCE §8). This
+   * The SII has no API for folios: everything happens in the web portal (docs/sii-reference.md §8). This
    * adapter sends only the last step of the portal's flow, `of_genera_archivo`, which answers
    * the CAF XML, with the DTEWS token as the session cookie. Against the real portal that is
    * not enough and is NOT implemented here: the portal wants a session opened with the
@@ -432,9 +432,9 @@ export function createSiiClient(opts: SiiClientOptions): SiiClient {
 // ---------------------------------------------------------------------------------------------
 
 /**
- * The enveloped signature getToken wants ([AUTH] §4.1.5, §8; REFERENCE §7.2 step 2):
+ * The enveloped signature getToken wants ([AUTH] §4.1.5, §8; docs/sii-reference.md §7.2 step 2):
  * Reference URI="", enveloped-signature, Signature as the last child of getToken
- * (template: shared/sii/responses/gettoken_pszXml_unsigned_template.xml).
+ * (template: test/fixtures/sii/responses/gettoken_pszXml_unsigned_template.xml).
  */
 export function signSeed(seed: string, cert: SigningCertificate): string {
   const unsigned = `<getToken><item><Semilla>${seed}</Semilla></item></getToken>`;
@@ -446,7 +446,7 @@ function certificateFingerprint(cert: SigningCertificate): string {
   return createHash('sha256').update(Buffer.from(cert.certDerBase64, 'base64')).digest('hex');
 }
 
-/** rutSender / RutConsultante: the holder of the certificate that authenticated (REFERENCE §7.3). */
+/** rutSender / RutConsultante: the holder of the certificate that authenticated (docs/sii-reference.md §7.3). */
 function holderRut(cert: SigningCertificate): string {
   if (!cert.holderRut)
     throw new SiiAuthError('the certificate carries no holder RUT (SubjectAltName 1.3.6.1.4.1.8321.1)');
@@ -473,7 +473,7 @@ function readUploadAnswer(read: () => UploadResult): UploadResult {
   }
 }
 
-/** A CAF file: XML (ISO-8859-1 as the SII sends it) with an AUTORIZACION root (REFERENCE §2). */
+/** A CAF file: XML (ISO-8859-1 as the SII sends it) with an AUTORIZACION root (docs/sii-reference.md §2). */
 function isCafXml(body: Buffer): boolean {
   const text = body
     .toString('latin1')

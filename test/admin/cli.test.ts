@@ -14,7 +14,7 @@ import { generateCaf } from '../../src/dte/caf.ts';
 import { generateTestCertificate } from '../../src/dte/certificate.ts';
 import { nextRut, TEST_MASTER_KEY } from '../helpers/app.ts';
 import { createTestDatabase } from '../helpers/db.ts';
-import { sharedPath } from '../helpers/shared-path.ts';
+import { fixturePath } from '../helpers/fixtures.ts';
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let env: Record<string, string>;
@@ -339,7 +339,7 @@ describe('cert import', () => {
 });
 
 describe('caf import', () => {
-  const sample = () => readFileSync(sharedPath('sii', 'caf', 'CAF_T33_97975000-5_F1-200_ejemplo_SII.xml'));
+  const sample = () => readFileSync(fixturePath('sii', 'caf', 'CAF_T33_97975000-5_F1-200_ejemplo_SII.xml'));
 
   it("imports the SII's certification CAF (FRMA verified with the IDK 100 key) and refuses it twice", async () => {
     await createIssuer('97975000-5');

@@ -1,5 +1,5 @@
 /**
- * The TED (src/dte/ted.ts, REFERENCE §3): the SII Instructivo's own example must reproduce byte
+ * The TED (src/dte/ted.ts, docs/sii-reference.md §3): the SII Instructivo's own example must reproduce byte
  * for byte (golden vector), and a TED built for a document with Spanish text and XML
  * metacharacters must verify with the CAF public key over the ISO-8859-1 bytes of its
  * flattened DD, exactly as the SII re-reads it (§3.2).
@@ -13,10 +13,10 @@ import { assembleTed, buildDd, buildTed, extractDd, signDd, TED_TEXT_LENGTH, ted
 import { unescapeXml } from '../../src/dte/xml-text.ts';
 import { ISSUER, TSTED, cafFor, issue, testCertificate, textOf } from '../helpers/dte-pipeline.ts';
 import { RECEIVER } from '../helpers/requests.ts';
-import { sharedPath } from '../helpers/shared-path.ts';
+import { fixturePath } from '../helpers/fixtures.ts';
 
-const caf = parseCaf(readFileSync(sharedPath('sii', 'caf', 'CAF_T33_97975000-5_F1-200_ejemplo_SII.xml')));
-const goldenFile = readFileSync(sharedPath('sii', 'caf', 'TED_T33_F27_ejemplo_instructivo_SII.xml'));
+const caf = parseCaf(readFileSync(fixturePath('sii', 'caf', 'CAF_T33_97975000-5_F1-200_ejemplo_SII.xml')));
+const goldenFile = readFileSync(fixturePath('sii', 'caf', 'TED_T33_F27_ejemplo_instructivo_SII.xml'));
 /** The `<TED …>…</TED>` bytes of the golden file, without its XML declaration and final newline. */
 const goldenTed = (() => {
   const text = goldenFile.toString('latin1');
@@ -178,7 +178,7 @@ describe('buildTed on a computed document', () => {
 
 describe('tedText: RSR / IT1 text the SII can verify', () => {
   it.each([
-    ['quotes are removed (REFERENCE §3.2)', 'Clavos 2" "King" O\'Brien', 'Clavos 2 King OBrien'],
+    ['quotes are removed (docs/sii-reference.md §3.2)', 'Clavos 2" "King" O\'Brien', 'Clavos 2 King OBrien'],
     ['typographic marks become Latin-1 look-alikes, the rest ?', 'O’Higgins — Sur 😀 €', 'OHiggins - Sur ? EUR'],
     ['whitespace runs collapse and the ends are trimmed', '  Ferretería \t  Ñandú  ', 'Ferretería Ñandú'],
     ['a decomposed ñ is composed into one Latin-1 letter', 'Mun\u0303oz', 'Muñoz'],
