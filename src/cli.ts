@@ -35,13 +35,18 @@ const USAGE = `Usage: npm run cli -- <command> [flags] [--json]
   issuer update --rut R [same flags as create]
   issuer deactivate --rut R
   issuer list
-  cert import --rut R --file F.p12 --password P
+  cert import --rut R --file F.p12 [--password-stdin | --password P]
+                (no password flag in a terminal: asked for, without echo)
   caf import --rut R --file F.xml
   key create --rut R --role owner|editor|viewer
   key revoke --id ID
   key list --rut R
 
-  --json   print one JSON object on stdout`;
+  --json   print one JSON object on stdout
+
+A password given with --password shows in process lists (ps) and shell history: prefer
+--password-stdin (e.g. \`--password-stdin < file\`) or the prompt. A password that begins with
+"-" works in both --password=-x… and --password -x… forms.`;
 
 class UsageError extends Error {}
 
@@ -60,6 +65,7 @@ const OPTIONS = {
   account: { type: 'string' },
   file: { type: 'string' },
   password: { type: 'string' },
+  'password-stdin': { type: 'boolean' },
   role: { type: 'string' },
   id: { type: 'string' },
   json: { type: 'boolean' },
@@ -131,7 +137,42 @@ function table(rows: Record<string, unknown>[], columns: string[]): string {
   return [line(columns.map((c) => c.toUpperCase())), ...cells.map(line)].join('\n');
 }
 
-async function run(ctx: AppContext, command: string, flags: Flags): Promise<Output> {
+/**
+ * The .p12 password: `--password-stdin` (the whole of stdin, without its final newline),
+ * `--password P`, or, in a terminal, a prompt that does not echo. An empty password is a
+ * valid .p12 password only when given explicitly (`--password=`).
+ */
+async function certificatePassword(flags: Flags, file: string, io: CliIo): Promise<string> {
+  if (flags['password-stdin']) {
+    if (flags.password !== undefined) throw new UsageError('give either --password or --password-stdin, not both');
+    if (!io.readStdin) throw new UsageError('--password-stdin: no standard input');
+    return (await io.readStdin()).replace(/\r?\n$/, '');
+  }
+  if (flags.password !== undefined) return flags.password;
+  if (io.promptHidden) return io.promptHidden(`Password of ${file}: `);
+  throw new UsageError('--password-stdin or --password is required (no terminal to ask in)');
+}
+
+/**
+ * `--password -x…`: node's parseArgs refuses an option value that begins with "-" (it could be
+ * a forgotten value followed by another flag), but a password is opaque and may well begin
+ * with "-". The argument after `--password` is always its value.
+ */
+function joinPasswordValue(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--password' && i + 1 < argv.length) {
+      out.push(`--password=${argv[i + 1]}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
+}
+
+async function run(ctx: AppContext, command: string, flags: Flags, io: CliIo): Promise<Output> {
   switch (command) {
     case 'issuer create': {
       const f = issuerFields(flags);
@@ -167,8 +208,10 @@ async function run(ctx: AppContext, command: string, flags: Flags): Promise<Outp
     }
     case 'cert import': {
       const rut = need(flags, 'rut');
-      const p12 = readInput(need(flags, 'file'));
-      const v = certificateView(await importCertificate(ctx, { rut, p12, password: need(flags, 'password') }));
+      const file = need(flags, 'file');
+      const p12 = readInput(file);
+      const password = await certificatePassword(flags, file, io);
+      const v = certificateView(await importCertificate(ctx, { rut, p12, password }));
       return {
         json: v,
         human: `Imported certificate of ${v.subject} (holder ${v.holder_rut}), valid ${v.not_before.slice(0, 10)} → ${v.not_after.slice(0, 10)}`,
@@ -207,19 +250,59 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** All of standard input (for `--password-stdin`). */
+  readStdin?: () => Promise<string>;
+  /** Asks for a secret without echoing it; only when a terminal is there to answer. */
+  promptHidden?: (prompt: string) => Promise<string>;
+}
+
+async function readAllStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Reads a line from the terminal in raw mode, echoing nothing; Ctrl-C / Ctrl-D abort. */
+function promptHiddenOnTty(prompt: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const stdin = process.stdin;
+    process.stderr.write(prompt);
+    stdin.setRawMode(true);
+    stdin.resume();
+    let value = '';
+    const done = (err?: Error) => {
+      stdin.setRawMode(false);
+      stdin.pause();
+      stdin.off('data', onData);
+      process.stderr.write('\n');
+      if (err) reject(err);
+      else resolve(value);
+    };
+    const onData = (data: Buffer) => {
+      for (const ch of data.toString('utf8')) {
+        if (ch === '\r' || ch === '\n') return done();
+        if (ch === '\u0003' || ch === '\u0004') return done(new UsageError('cancelled'));
+        if (ch === '\u007f' || ch === '\b') value = [...value].slice(0, -1).join('');
+        else value += ch;
+      }
+    };
+    stdin.on('data', onData);
+  });
 }
 
 const processIo: CliIo = {
   env: process.env,
   stdout: (t) => void process.stdout.write(t),
   stderr: (t) => void process.stderr.write(t),
+  readStdin: readAllStdin,
+  ...(process.stdin.isTTY && process.stderr.isTTY ? { promptHidden: promptHiddenOnTty } : {}),
 };
 
 /** Runs one CLI command; returns the exit code. Tests call it in-process with their own io. */
 export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: joinPasswordValue(argv), options: OPTIONS, allowPositionals: true, strict: true });
   } catch (e) {
     io.stderr(`error: ${(e as Error).message}\n\n${USAGE}\n`);
     return 2;
@@ -251,7 +334,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       sii: createSiiClient({ config, log }),
       jobs: null,
     };
-    const out = await run(ctx, command, flags);
+    const out = await run(ctx, command, flags, io);
     io.stdout(flags.json ? `${JSON.stringify(out.json)}\n` : `${out.human}\n`);
     return 0;
   } catch (e) {

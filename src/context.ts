@@ -3,6 +3,7 @@
  * module-level singletons). Tests build their own with a fixed clock or another database.
  */
 import type { Logger } from 'pino';
+import type { KeyCaches } from './caches.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { JobQueue } from './issuing/jobs.ts';
@@ -10,19 +11,7 @@ import type { SiiClient } from './sii/types.ts';
 
 export type Clock = () => Date;
 
-/**
- * Per-process caches of parsed key material (parsing a .p12 or a PEM per signature would
- * dominate issuing time). Keyed by database id; never shared across processes.
- */
-export interface KeyCaches {
-  certificates: Map<string, unknown>;
-  cafs: Map<string, unknown>;
-  values: Map<string, unknown>;
-}
-
-export function createKeyCaches(): KeyCaches {
-  return { certificates: new Map(), cafs: new Map(), values: new Map() };
-}
+export { createKeyCaches, type KeyCaches } from './caches.ts';
 
 export interface AppContext {
   config: Config;

@@ -159,6 +159,8 @@ export interface TestCertificateInput {
   validDays?: number;
   /** Signs the certificate; self-signed when absent. */
   issuer?: { key: KeyObject; certPem: string };
+  /** The .p12 password; random when absent. */
+  password?: string;
 }
 
 /**
@@ -204,7 +206,7 @@ export function generateTestCertificate(input: TestCertificateInput): { p12: Buf
     cert.setIssuer(subject as forge.pki.CertificateField[]);
     cert.sign(privateKey, forge.md.sha256.create());
   }
-  const password = randomBytes(18).toString('base64url');
+  const password = input.password ?? randomBytes(18).toString('base64url');
   const asn1 = forge.pkcs12.toPkcs12Asn1(privateKey, [cert], password, { algorithm: '3des' });
   return { p12: Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary'), password };
 }

@@ -204,8 +204,8 @@ async function generateRangeLocked(
  * issue without uploading anything. Once a range exists, running out is a 422 like in live.
  */
 export async function ensureSandboxCaf(ctx: AppContext, issuer: Issuer, type: DteType): Promise<void> {
-  const key = `sandboxCafReady:${issuer.id}:${type}`;
-  if (ctx.caches.values.get(key)) return;
+  const key = `${issuer.id}:${type}`;
+  if (ctx.caches.sandboxCafReady.has(key)) return;
   const existing = await ctx.db.prisma.caf.count({ where: { issuerId: issuer.id, environment: 'sandbox', type } });
   if (existing === 0) {
     const signerKey = await sandboxCafSigner(ctx);
@@ -215,7 +215,7 @@ export async function ensureSandboxCaf(ctx: AppContext, issuer: Issuer, type: Dt
       if (again === 0) await generateRangeLocked(ctx, tx, issuer, type, SANDBOX_AUTO_RANGE, signerKey);
     });
   }
-  ctx.caches.values.set(key, true);
+  ctx.caches.sandboxCafReady.add(key);
 }
 
 export interface FolioRangeView {
