@@ -6,12 +6,20 @@ import type { Logger } from 'pino';
 import type { KeyCaches } from './caches.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
-import type { JobQueue } from './issuing/jobs.ts';
 import type { SiiClient } from './sii/types.ts';
 
 export type Clock = () => Date;
 
 export { createKeyCaches, type KeyCaches } from './caches.ts';
+
+/** Background work on submissions (pg-boss, src/issuing/jobs.ts). */
+export interface JobQueue {
+  /** Schedules the next step of a submission (at `at`, default now). */
+  wake(submissionId: string, at?: Date | null): Promise<void>;
+  /** Wakes every due submission; returns how many. */
+  sweep(): Promise<number>;
+  stop(): Promise<void>;
+}
 
 export interface AppContext {
   config: Config;

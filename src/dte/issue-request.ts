@@ -12,7 +12,7 @@
  *   0 (a free line) but not negative.
  */
 import { z } from 'zod';
-import { isRealDate } from '../admin/validation.ts';
+import { isRealDate } from './calendar-date.ts';
 import { DTE_TYPES, type DteType, isBoleta } from './model.ts';
 import { normalizeRut } from './rut.ts';
 

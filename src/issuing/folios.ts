@@ -28,15 +28,12 @@ import { AppError } from '../errors.ts';
 import type { Caf, Environment, Issuer, Prisma } from '../generated/prisma/client.ts';
 import { insertCaf, storeCaf, verifyCaf } from '../admin/cafs.ts';
 import { santiagoDate } from '../dte/chile-time.ts';
+import { environmentOf } from './environment.ts';
 import { SANDBOX_CAF_IDK, sandboxCafSigner, signingCertificate } from './key-material.ts';
 
 /** Size of the range generated automatically for a sandbox issuer's first document of a type. */
 export const SANDBOX_AUTO_RANGE = 1000;
 export const MAX_SANDBOX_REQUEST = 10_000;
-
-export function environmentOf(issuer: Pick<Issuer, 'siiAmbiente'>): Environment {
-  return issuer.siiAmbiente === 0 ? 'sandbox' : 'live';
-}
 
 export function foliosExhausted(type: DteType, env: Environment): AppError {
   return new AppError(

@@ -27,11 +27,11 @@ import { AppError } from '../errors.ts';
 import type { Document, Environment, Issuer, Prisma } from '../generated/prisma/client.ts';
 import { santiagoDate, santiagoTimestamp } from '../dte/chile-time.ts';
 import { fileUrls, searchable, totalsView } from './document-view.ts';
+import { environmentOf } from './environment.ts';
 import { checkReferences } from './references.ts';
 import {
   confirmReservation,
   ensureSandboxCaf,
-  environmentOf,
   type FolioReservation,
   releaseReservation,
   reserveFolio,
