@@ -12,7 +12,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { santiagoTimestamp } from '../dte/chile-time.ts';
-import { escapeXml } from '../dte/xml-text.ts';
+import { create } from 'xmlbuilder2';
 import type { SimContext } from './context.ts';
 import { screenEnvelope } from './envelope-checks.ts';
 import { cookie, hasContentLength, hasProgUserAgent, htmlReply, parseRut, type Reply, reply } from './http-util.ts';
@@ -34,15 +34,19 @@ interface Recepcion {
 /** RECEPCIONDTE as in test/fixtures/sii/responses/dteupload_recepciondte_status0.xml / status7.xml. */
 function recepcionDte(ctx: SimContext, r: Recepcion): Reply {
   const timestamp = santiagoTimestamp(ctx.clock()).replace('T', ' ');
-  const detail = r.errors?.length
-    ? `<DETAIL>\n${r.errors.map((e) => `<ERROR>${escapeXml(e)}</ERROR>\n`).join('')}</DETAIL>\n`
-    : '';
-  const xml =
-    '<?xml version="1.0"?>\n<RECEPCIONDTE>\n' +
-    `<RUTSENDER>${escapeXml(r.rutSender)}</RUTSENDER>\n<RUTCOMPANY>${escapeXml(r.rutCompany)}</RUTCOMPANY>\n` +
-    `<FILE>${escapeXml(r.file)}</FILE>\n<TIMESTAMP>${timestamp}</TIMESTAMP>\n<STATUS>${r.status}</STATUS>\n` +
-    (r.trackId ? `<TRACKID>${r.trackId}</TRACKID>\n` : '') +
-    `${detail}</RECEPCIONDTE>\n`;
+  // One element per line, no indentation, as the SII writes it.
+  const doc = create().ele('RECEPCIONDTE');
+  doc.ele('RUTSENDER').txt(r.rutSender);
+  doc.ele('RUTCOMPANY').txt(r.rutCompany);
+  doc.ele('FILE').txt(r.file);
+  doc.ele('TIMESTAMP').txt(timestamp);
+  doc.ele('STATUS').txt(String(r.status));
+  if (r.trackId) doc.ele('TRACKID').txt(r.trackId);
+  if (r.errors?.length) {
+    const detail = doc.ele('DETAIL');
+    for (const e of r.errors) detail.ele('ERROR').txt(e);
+  }
+  const xml = `<?xml version="1.0"?>\n${doc.end({ headless: true, prettyPrint: true, indent: '', newline: '\n' })}\n`;
   return reply(200, xml, 'text/xml; charset=utf-8');
 }
 
