@@ -68,7 +68,9 @@ describe('vendored schemas', () => {
   it('are byte-identical to the SII reference set (checksums in test/fixtures/sii/reference.sha256; timbre-boleta-dte.xsd is ours)', () => {
     const recorded = referenceChecksums();
     const ours = readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.xsd') && f !== 'timbre-boleta-dte.xsd');
-    const expected = [...recorded.keys()].filter((k) => k.startsWith('schemas/')).map((k) => k.slice('schemas/'.length));
+    const expected = [...recorded.keys()]
+      .filter((k) => k.startsWith('schemas/'))
+      .map((k) => k.slice('schemas/'.length));
     expect(ours.sort()).toEqual(expected.sort());
     for (const f of ours) {
       expect(sha256(readFileSync(resolve(SCHEMA_DIR, f))), f).toBe(recorded.get(`schemas/${f}`));
