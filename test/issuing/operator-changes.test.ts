@@ -13,6 +13,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/admin/api-keys.ts';
+import { importCertificate as importCertificateUseCase } from '../../src/admin/certificates.ts';
 import { generateTestCertificate, parsePkcs12 } from '../../src/dte/certificate.ts';
 import { buildTestApp, createTestIssuer, createTestKey, TEST_MASTER_KEY, type TestApp } from '../helpers/app.ts';
 import { factura } from '../helpers/requests.ts';
@@ -55,8 +57,12 @@ async function cli(...argv: string[]): Promise<string> {
 }
 
 let certCount = 0;
-/** Imports a new certificate through the CLI; returns its DER (base64) to find it in signatures. */
-async function importCertificate(validDays: number): Promise<string> {
+/**
+ * Imports a new certificate, through the CLI process (default) or through instance B's own use
+ * case (then A hears of it only by the change feed); returns its DER (base64), as it appears in
+ * signatures.
+ */
+async function importCertificate(validDays: number, via: 'cli' | TestApp = 'cli'): Promise<string> {
   certCount += 1;
   const password = `pw-${certCount}`;
   const { p12 } = generateTestCertificate({
@@ -65,9 +71,13 @@ async function importCertificate(validDays: number): Promise<string> {
     validDays,
     password,
   });
-  const file = join(dir, `c${certCount}.p12`);
-  writeFileSync(file, p12);
-  await cli('cert', 'import', '--rut', rut, '--file', file, '--password', password, '--json');
+  if (via === 'cli') {
+    const file = join(dir, `c${certCount}.p12`);
+    writeFileSync(file, p12);
+    await cli('cert', 'import', '--rut', rut, '--file', file, '--password', password, '--json');
+  } else {
+    await importCertificateUseCase(via.ctx, { rut, p12, password });
+  }
   return parsePkcs12(p12, password).certDerBase64;
 }
 
@@ -110,15 +120,12 @@ describe('operator changes made with the CLI while two instances run', () => {
   });
 
   it('a revoked key is refused (401) by the next request on both instances', async () => {
-    const key = await createTestKey(a.ctx, rut, 'viewer');
+    const { key, record } = await createApiKey(a.ctx, { rut, role: 'viewer' });
     const headers = { authorization: `Bearer ${key}` };
     const list = (t: TestApp) => t.app.inject({ method: 'GET', url: `/api/${rut}/emisiones`, headers });
     expect((await list(a)).statusCode).toBe(200);
     expect((await list(b)).statusCode).toBe(200);
-    const id = JSON.parse(await cli('key', 'list', '--rut', rut, '--json')).keys.find(
-      (k: { prefix: string; status: string }) => key.startsWith(k.prefix),
-    ).id;
-    await cli('key', 'revoke', '--id', id, '--json');
+    await cli('key', 'revoke', '--id', record.id, '--json');
     const [ra, rb] = await Promise.all([list(a), list(b)]);
     expect(ra.statusCode).toBe(401);
     expect(rb.statusCode).toBe(401);
@@ -154,10 +161,14 @@ describe('the change feed connection', () => {
     await until('both instances noticed the drop', () => lostBefore(a) > lostA && lostBefore(b) > lostB);
     await until('both instances listen again', () => a.ctx.caches.trustworthy && b.ctx.caches.trustworthy);
 
-    // Listening again: the list is kept again, and a new import still reaches both at once.
+    // Listening again: the list is kept again, and a new import made by instance B reaches A
+    // (through the feed only) at once.
     await issueAndGetSigner(a);
     expect(a.ctx.caches.certificateList(issuerId)).toBeDefined();
-    const third = await importCertificate(1000);
+    const third = await importCertificate(1000, b);
+    // The notice reaches A's listener a moment after B's commit (same test process, so wait for
+    // it rather than race it); then A's next issue uses the new certificate.
+    await until('A dropped its list', () => a.ctx.caches.certificateList(issuerId) === undefined);
     expect(await issueAndGetSigner(a)).toBe(third);
     expect(await issueAndGetSigner(b)).toBe(third);
   });
