@@ -145,6 +145,7 @@ describe('operator changes made with the CLI while two instances run', () => {
 
 describe('the change feed connection', () => {
   it('reconnects after the server drops it, and a change made after that reaches both instances', async () => {
+    await importCertificate(900, b); // a certificate to keep in memory, whichever tests ran before
     await issueAndGetSigner(a);
     expect(a.ctx.caches.trustworthy).toBe(true);
     const lostBefore = (t: TestApp) => t.logs.filter((l) => l.includes('operator change feed lost')).length;
