@@ -1,5 +1,5 @@
 // Dev-time replacement for `prisma migrate dev` (the native schema engine cannot be
-// downloaded here, see shared/TOOLCHAIN.md §1): Prisma's own schema engine compiled to WASM
+// downloaded without access to binaries.prisma.sh): Prisma's own schema engine compiled to WASM
 // replays the committed migrations into a throwaway in-memory PGlite, diffs it against
 // prisma/schema.prisma and writes the next prisma/migrations/<ts>_<name>/migration.sql —
 // the same SQL `prisma migrate dev` would write. Usage: npm run db:migration -- <name>

@@ -1,5 +1,5 @@
 // Generates the Prisma client offline. Every Prisma CLI command first tries to download the
-// native schema engine (unreachable on our machines, see shared/TOOLCHAIN.md §1); pointing
+// native schema engine (from binaries.prisma.sh, unreachable offline); pointing
 // PRISMA_SCHEMA_ENGINE_BINARY at a stub skips that download. `generate` never needs the engine.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

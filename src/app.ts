@@ -9,6 +9,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import { type Logger, pino } from 'pino';
 import type { Config } from './config.ts';
 import { type AppContext, type Clock, createKeyCaches } from './context.ts';
+import { type ChangeFeed, listenForChanges } from './db/change-feed.ts';
 import type { Database } from './db/database.ts';
 import { AppError } from './errors.ts';
 import { registerAuth } from './http/auth.ts';
@@ -77,13 +78,24 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.decorate('ctx', ctx);
   // Background jobs start with the app (a queue that only sends wake-ups when JOBS_ENABLED is
   // false) and stop before the database closes.
+  // The operator change feed (LISTEN/NOTIFY) keeps the caches true to what the CLI or another
+  // instance changes; until it is heard they read through to the database.
+  let changeFeed: ChangeFeed | null = null;
   app.addHook('onReady', async () => {
     if (opts.jobs === false) return;
+    changeFeed = listenForChanges(
+      opts.db.url,
+      { onChange: (change) => ctx.caches.apply(change), onListening: (on) => ctx.caches.setListening(on) },
+      ctx.log,
+    );
+    await changeFeed.ready;
     ctx.jobs = await startJobs(ctx, { work: opts.config.JOBS_ENABLED });
   });
   app.addHook('onClose', async () => {
     await ctx.jobs?.stop();
     ctx.jobs = null;
+    await changeFeed?.close();
+    changeFeed = null;
   });
 
   // Bodies are JSON only: Fastify's built-in text/plain parser would hand a string to the

@@ -38,7 +38,8 @@ const USAGE = `Usage: npm run cli -- <command> [flags] [--json]
   issuer update --rut R [same flags as create]
   issuer deactivate --rut R
   issuer list
-  cert import --rut R --file F.p12 --password P
+  cert import --rut R --file F.p12 [--password-stdin | --password P]
+                (no password flag in a terminal: asked for, without echo)
   caf import --rut R --file F.xml
   key create --rut R --role owner|editor|viewer
   key revoke --id ID
@@ -48,8 +49,13 @@ const USAGE = `Usage: npm run cli -- <command> [flags] [--json]
   user list [--account ID|--rut R]
   user deactivate --email E
 
-  --password-stdin   read the password from standard input (else one is generated and shown once)
-  --json   print one JSON object on stdout`;
+  --password-stdin   read the password from standard input (user commands: else one is generated
+                     and shown once; cert import: else --password or a prompt in a terminal)
+  --json   print one JSON object on stdout
+
+A password given with --password shows in process lists (ps) and shell history: prefer
+--password-stdin (e.g. \`--password-stdin < file\`) or the prompt. A password that begins with
+"-" works in both --password=-x… and --password -x… forms.`;
 
 class UsageError extends Error {}
 
@@ -69,10 +75,10 @@ const OPTIONS = {
   account: { type: 'string' },
   file: { type: 'string' },
   password: { type: 'string' },
+  'password-stdin': { type: 'boolean' },
   role: { type: 'string' },
   id: { type: 'string' },
   email: { type: 'string' },
-  'password-stdin': { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -147,18 +153,11 @@ function table(rows: Record<string, unknown>[], columns: string[]): string {
 /** The password for `user create|reset-password`: from stdin, or a generated one (shown once). */
 async function passwordFor(flags: Flags, io: CliIo): Promise<{ password: string; generated: boolean }> {
   if (flags['password-stdin']) {
-    const text = (await (io.stdin ?? readStdin)()).replace(/\r?\n$/, '');
+    const text = (await (io.readStdin ?? readAllStdin)()).replace(/\r?\n$/, '');
     if (!text) throw new UsageError('--password-stdin: standard input was empty');
     return { password: text, generated: false };
   }
   return { password: randomBytes(15).toString('base64url'), generated: true };
-}
-
-/** All of standard input as UTF-8 text (a pipe or a redirected file). */
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 async function accountOf(ctx: AppContext, flags: Flags): Promise<string | undefined> {
@@ -167,6 +166,41 @@ async function accountOf(ctx: AppContext, flags: Flags): Promise<string | undefi
     return (await findIssuerOrThrow(ctx, flags.rut, { includeInactive: true })).accountId;
   }
   return undefined;
+}
+
+/**
+ * The .p12 password: `--password-stdin` (the whole of stdin, without its final newline),
+ * `--password P`, or, in a terminal, a prompt that does not echo. An empty password is a
+ * valid .p12 password only when given explicitly (`--password=`).
+ */
+async function certificatePassword(flags: Flags, file: string, io: CliIo): Promise<string> {
+  if (flags['password-stdin']) {
+    if (flags.password !== undefined) throw new UsageError('give either --password or --password-stdin, not both');
+    if (!io.readStdin) throw new UsageError('--password-stdin: no standard input');
+    return (await io.readStdin()).replace(/\r?\n$/, '');
+  }
+  if (flags.password !== undefined) return flags.password;
+  if (io.promptHidden) return io.promptHidden(`Password of ${file}: `);
+  throw new UsageError('--password-stdin or --password is required (no terminal to ask in)');
+}
+
+/**
+ * `--password -x…`: node's parseArgs refuses an option value that begins with "-" (it could be
+ * a forgotten value followed by another flag), but a password is opaque and may well begin
+ * with "-". The argument after `--password` is always its value.
+ */
+function joinPasswordValue(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--password' && i + 1 < argv.length) {
+      out.push(`--password=${argv[i + 1]}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
 }
 
 async function run(ctx: AppContext, command: string, flags: Flags, io: CliIo): Promise<Output> {
@@ -236,8 +270,10 @@ async function run(ctx: AppContext, command: string, flags: Flags, io: CliIo): P
     }
     case 'cert import': {
       const rut = need(flags, 'rut');
-      const p12 = readInput(need(flags, 'file'));
-      const v = certificateView(await importCertificate(ctx, { rut, p12, password: need(flags, 'password') }));
+      const file = need(flags, 'file');
+      const p12 = readInput(file);
+      const password = await certificatePassword(flags, file, io);
+      const v = certificateView(await importCertificate(ctx, { rut, p12, password }));
       return {
         json: v,
         human: `Imported certificate of ${v.subject} (holder ${v.holder_rut}), valid ${v.not_before.slice(0, 10)} → ${v.not_after.slice(0, 10)}`,
@@ -276,21 +312,59 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
-  /** Standard input (for --password-stdin); default: the process's. */
-  stdin?: () => Promise<string>;
+  /** All of standard input (for `--password-stdin`). */
+  readStdin?: () => Promise<string>;
+  /** Asks for a secret without echoing it; only when a terminal is there to answer. */
+  promptHidden?: (prompt: string) => Promise<string>;
+}
+
+async function readAllStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Reads a line from the terminal in raw mode, echoing nothing; Ctrl-C / Ctrl-D abort. */
+function promptHiddenOnTty(prompt: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const stdin = process.stdin;
+    process.stderr.write(prompt);
+    stdin.setRawMode(true);
+    stdin.resume();
+    let value = '';
+    const done = (err?: Error) => {
+      stdin.setRawMode(false);
+      stdin.pause();
+      stdin.off('data', onData);
+      process.stderr.write('\n');
+      if (err) reject(err);
+      else resolve(value);
+    };
+    const onData = (data: Buffer) => {
+      for (const ch of data.toString('utf8')) {
+        if (ch === '\r' || ch === '\n') return done();
+        if (ch === '\u0003' || ch === '\u0004') return done(new UsageError('cancelled'));
+        if (ch === '\u007f' || ch === '\b') value = [...value].slice(0, -1).join('');
+        else value += ch;
+      }
+    };
+    stdin.on('data', onData);
+  });
 }
 
 const processIo: CliIo = {
   env: process.env,
   stdout: (t) => void process.stdout.write(t),
   stderr: (t) => void process.stderr.write(t),
+  readStdin: readAllStdin,
+  ...(process.stdin.isTTY && process.stderr.isTTY ? { promptHidden: promptHiddenOnTty } : {}),
 };
 
 /** Runs one CLI command; returns the exit code. Tests call it in-process with their own io. */
 export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: joinPasswordValue(argv), options: OPTIONS, allowPositionals: true, strict: true });
   } catch (e) {
     io.stderr(`error: ${(e as Error).message}\n\n${USAGE}\n`);
     return 2;

@@ -3,25 +3,22 @@
  * module-level singletons). Tests build their own with a fixed clock or another database.
  */
 import type { Logger } from 'pino';
+import type { KeyCaches } from './caches.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
-import type { JobQueue } from './issuing/jobs.ts';
 import type { SiiClient } from './sii/types.ts';
 
 export type Clock = () => Date;
 
-/**
- * Per-process caches of parsed key material (parsing a .p12 or a PEM per signature would
- * dominate issuing time). Keyed by database id; never shared across processes.
- */
-export interface KeyCaches {
-  certificates: Map<string, unknown>;
-  cafs: Map<string, unknown>;
-  values: Map<string, unknown>;
-}
+export { createKeyCaches, type KeyCaches } from './caches.ts';
 
-export function createKeyCaches(): KeyCaches {
-  return { certificates: new Map(), cafs: new Map(), values: new Map() };
+/** Background work on submissions (pg-boss, src/issuing/jobs.ts). */
+export interface JobQueue {
+  /** Schedules the next step of a submission (at `at`, default now). */
+  wake(submissionId: string, at?: Date | null): Promise<void>;
+  /** Wakes every due submission; returns how many. */
+  sweep(): Promise<number>;
+  stop(): Promise<void>;
 }
 
 export interface AppContext {

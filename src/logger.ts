@@ -3,7 +3,8 @@
  * Authorization header, cookies, passwords, keys, certificates and whole XML payloads are
  * redacted, and the public document token is cut out of logged URLs.
  */
-import type { LoggerOptions } from 'pino';
+import { type Logger, type LoggerOptions, pino } from 'pino';
+import pretty from 'pino-pretty';
 
 export const REDACT_PATHS = [
   'req.headers.authorization',
@@ -49,4 +50,19 @@ export function loggerOptions(level: string): LoggerOptions {
       },
     },
   };
+}
+
+/**
+ * The service's logger: JSON lines (one object per line, for log collectors) unless stdout is
+ * a terminal, where `npm start` prints them through pino-pretty (coloured, one readable line
+ * each). pino-pretty runs as a stream in this thread, not as a transport worker, so
+ * `node dist/server.js` needs no module resolution at run time; redaction happens before
+ * either.
+ */
+export function createLogger(level: string, stdout: NodeJS.WriteStream = process.stdout): Logger {
+  if (!stdout.isTTY) return pino(loggerOptions(level));
+  return pino(
+    loggerOptions(level),
+    pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', destination: stdout }),
+  );
 }

@@ -4,12 +4,11 @@
  * accepting, let in-flight requests finish (bounded by SHUTDOWN_TIMEOUT_MS), close the pool,
  * stop the embedded PostgreSQL if no one else uses it.
  */
-import { pino } from 'pino';
 import { ensureDemo } from './admin/demo.ts';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/database.ts';
-import { loggerOptions } from './logger.ts';
+import { createLogger } from './logger.ts';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -22,7 +21,7 @@ async function main(): Promise<void> {
     }
     throw e;
   }
-  const logger = pino(loggerOptions(config.LOG_LEVEL));
+  const logger = createLogger(config.LOG_LEVEL);
   const started = Date.now();
   const db = await openDatabase(config, { log: (msg) => logger.info(msg) });
   const app = await buildApp({ config, db, logger });

@@ -8,6 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { AppError, validationError } from '../errors.ts';
 import type { ApiKey, Issuer, Role } from '../generated/prisma/client.ts';
+import { changing } from './changes.ts';
 import { findIssuerOrThrow } from './issuers.ts';
 
 export const KEY_PREFIX = 'timbre';
@@ -47,7 +48,7 @@ export async function createApiKey(
   }
   const issuer = await findIssuerOrThrow(ctx, input.rut, { includeInactive: true });
   const key = `${KEY_PREFIX}_${randomBody()}`;
-  const record = await ctx.db.prisma.$transaction(async (tx) => {
+  const record = await changing(ctx, { kind: 'api_keys', issuerId: issuer.id }, async (tx) => {
     await tx.$queryRaw`SELECT id FROM accounts WHERE id = ${issuer.accountId}::uuid FOR UPDATE`;
     const active = await tx.apiKey.count({ where: { accountId: issuer.accountId, revokedAt: null } });
     if (active >= MAX_ACTIVE_KEYS_PER_ACCOUNT) {
@@ -76,7 +77,9 @@ export async function revokeApiKey(ctx: AppContext, id: string, scope: { account
   if (!existing || (scope.accountId && existing.accountId !== scope.accountId))
     throw new AppError('KEY_NOT_FOUND', `No API key with id ${id}.`);
   if (existing.revokedAt) return existing;
-  return ctx.db.prisma.apiKey.update({ where: { id }, data: { revokedAt: ctx.clock() } });
+  return changing(ctx, { kind: 'api_keys', issuerId: existing.issuerId }, (tx) =>
+    tx.apiKey.update({ where: { id }, data: { revokedAt: ctx.clock() } }),
+  );
 }
 
 export async function listApiKeys(ctx: AppContext, rut: string): Promise<ApiKey[]> {

@@ -21,6 +21,7 @@ import {
 import { AppError } from '../errors.ts';
 import type { SecretBox } from '../db/secrets.ts';
 import type { Caf, CafSource, Environment, Prisma } from '../generated/prisma/client.ts';
+import { changing } from './changes.ts';
 import { findIssuerOrThrow } from './issuers.ts';
 
 /** The SII keys plus the configured extra ones (PEM text or a path to a PEM file). */
@@ -67,7 +68,7 @@ export async function storeCaf(
   environment: Environment,
   source: CafSource,
 ): Promise<Caf> {
-  return ctx.db.prisma.$transaction(async (tx) => {
+  return changing(ctx, { kind: 'cafs', issuerId }, async (tx) => {
     await tx.$queryRaw`SELECT id FROM issuers WHERE id = ${issuerId}::uuid FOR UPDATE`;
     return insertCaf(tx, ctx.db.secrets, { issuerId, caf, original, environment, source });
   });

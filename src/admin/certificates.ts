@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { assertUsableForImport, parsePkcs12 } from '../dte/certificate.ts';
 import type { Certificate } from '../generated/prisma/client.ts';
-import { forgetCertificates } from '../issuing/key-material.ts';
+import { changing } from './changes.ts';
 import { findIssuerOrThrow } from './issuers.ts';
 
 export async function importCertificate(
@@ -19,21 +19,22 @@ export async function importCertificate(
   const cert = parsePkcs12(input.p12, input.password);
   assertUsableForImport(cert, ctx.clock());
   const { secrets } = ctx.db;
-  const row = await ctx.db.prisma.certificate.create({
-    data: {
-      issuerId: issuer.id,
-      kind: 'imported',
-      p12Encrypted: new Uint8Array(secrets.seal(input.p12)),
-      passwordEncrypted: new Uint8Array(secrets.seal(input.password)),
-      holderRut: cert.holderRut ?? '',
-      subjectName: cert.subjectName,
-      fingerprint: createHash('sha256').update(Buffer.from(cert.certDerBase64, 'base64')).digest('hex'),
-      notBefore: cert.notBefore,
-      notAfter: cert.notAfter,
-    },
-  });
-  forgetCertificates(ctx, issuer.id);
-  return row;
+  // Announced to every running instance: the next issue anywhere signs with this certificate.
+  return changing(ctx, { kind: 'certificates', issuerId: issuer.id }, (tx) =>
+    tx.certificate.create({
+      data: {
+        issuerId: issuer.id,
+        kind: 'imported',
+        p12Encrypted: new Uint8Array(secrets.seal(input.p12)),
+        passwordEncrypted: new Uint8Array(secrets.seal(input.password)),
+        holderRut: cert.holderRut ?? '',
+        subjectName: cert.subjectName,
+        fingerprint: createHash('sha256').update(Buffer.from(cert.certDerBase64, 'base64')).digest('hex'),
+        notBefore: cert.notBefore,
+        notAfter: cert.notAfter,
+      },
+    }),
+  );
 }
 
 export function certificateView(c: Certificate) {

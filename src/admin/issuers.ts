@@ -10,6 +10,7 @@ import { isUniqueViolation } from '../db/database.ts';
 import { normalizeRut } from '../dte/rut.ts';
 import { AppError } from '../errors.ts';
 import type { Issuer } from '../generated/prisma/client.ts';
+import { changing } from './changes.ts';
 import { isoDate, zodToAppError } from './validation.ts';
 
 const rut = z.string().transform((v, ctx) => {
@@ -102,29 +103,33 @@ export async function updateIssuer(ctx: AppContext, rutText: string, input: Upda
   const parsed = issuerFieldsSchema.partial().safeParse(input);
   if (!parsed.success) throw zodToAppError(parsed.error);
   const v = parsed.data;
-  return ctx.db.prisma.issuer.update({
-    where: { id: issuer.id },
-    data: {
-      ...(v.name !== undefined && { name: v.name }),
-      ...(v.giro !== undefined && { giro: v.giro }),
-      ...(v.acteco !== undefined && { acteco: v.acteco }),
-      ...(v.address !== undefined && { address: v.address }),
-      ...(v.comuna !== undefined && { comuna: v.comuna }),
-      ...(v.city !== undefined && { city: v.city }),
-      ...(v.ambiente !== undefined && { siiAmbiente: v.ambiente }),
-      ...(v.vatRate !== undefined && { vatRate: v.vatRate }),
-      ...(v.resolutionDate !== undefined && {
-        resolutionDate: v.resolutionDate ? new Date(`${v.resolutionDate}T00:00:00Z`) : null,
-      }),
-      ...(v.resolutionNumber !== undefined && { resolutionNumber: v.resolutionNumber }),
-      ...(v.siiOffice !== undefined && { siiOffice: v.siiOffice }),
-    },
-  });
+  return changing(ctx, { kind: 'issuer', issuerId: issuer.id }, (tx) =>
+    tx.issuer.update({
+      where: { id: issuer.id },
+      data: {
+        ...(v.name !== undefined && { name: v.name }),
+        ...(v.giro !== undefined && { giro: v.giro }),
+        ...(v.acteco !== undefined && { acteco: v.acteco }),
+        ...(v.address !== undefined && { address: v.address }),
+        ...(v.comuna !== undefined && { comuna: v.comuna }),
+        ...(v.city !== undefined && { city: v.city }),
+        ...(v.ambiente !== undefined && { siiAmbiente: v.ambiente }),
+        ...(v.vatRate !== undefined && { vatRate: v.vatRate }),
+        ...(v.resolutionDate !== undefined && {
+          resolutionDate: v.resolutionDate ? new Date(`${v.resolutionDate}T00:00:00Z`) : null,
+        }),
+        ...(v.resolutionNumber !== undefined && { resolutionNumber: v.resolutionNumber }),
+        ...(v.siiOffice !== undefined && { siiOffice: v.siiOffice }),
+      },
+    }),
+  );
 }
 
 export async function deactivateIssuer(ctx: AppContext, rutText: string): Promise<Issuer> {
   const issuer = await findIssuerOrThrow(ctx, rutText, { includeInactive: true });
-  return ctx.db.prisma.issuer.update({ where: { id: issuer.id }, data: { active: false } });
+  return changing(ctx, { kind: 'issuer', issuerId: issuer.id }, (tx) =>
+    tx.issuer.update({ where: { id: issuer.id }, data: { active: false } }),
+  );
 }
 
 export async function listIssuers(ctx: AppContext): Promise<Issuer[]> {

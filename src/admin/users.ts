@@ -195,11 +195,8 @@ export async function signIn(
   }
   const user = email ? await ctx.db.prisma.user.findUnique({ where: { email } }) : null;
   // An unknown e-mail is compared against a throwaway hash, so both answers take as long.
-  let dummy = ctx.caches.values.get('users:dummy-hash') as Promise<string> | undefined;
-  if (!dummy) {
-    dummy = hashPassword(randomBytes(16).toString('hex'));
-    ctx.caches.values.set('users:dummy-hash', dummy);
-  }
+  ctx.caches.dummyPasswordHash ??= hashPassword(randomBytes(16).toString('hex'));
+  const dummy = ctx.caches.dummyPasswordHash;
   const ok = await verifyPassword(input.password.slice(0, 200), user?.passwordHash ?? (await dummy));
   if (!user?.active || !ok) {
     await ctx.db.prisma.signInFailure.createMany({ data: keys.map((key) => ({ key, createdAt: ctx.clock() })) });

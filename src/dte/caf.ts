@@ -1,6 +1,6 @@
 /**
  * CAF (Código de Autorización de Folios): the XML the SII hands out with a folio range and the
- * key pair that signs each document's TED (REFERENCE §2).
+ * key pair that signs each document's TED (docs/sii-reference.md §2).
  *
  * - `parseCaf` reads a CAF file (bytes as received, or text) into its parts, keeping the
  *   `<CAF>` element as flattened text because it is copied verbatim into every TED (§3.1).
@@ -173,7 +173,7 @@ export function parseTrustedKeyPem(pem: string, label: string): TrustedCafKey {
 
 /**
  * Expiry of a CAF: types 33, 43, 46, 56 and 61 may be used for 180 days after FA; the others
- * do not expire (REFERENCE §2, after LibreDTE `Caf::getFechaVencimiento`; SII error CAF-3-517).
+ * do not expire (docs/sii-reference.md §2, after LibreDTE `Caf::getFechaVencimiento`; SII error CAF-3-517).
  */
 export const EXPIRING_CAF_TYPES: readonly number[] = [33, 43, 46, 56, 61];
 export const CAF_VALIDITY_DAYS = 180;

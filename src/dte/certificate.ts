@@ -2,9 +2,9 @@
  * The issuer's signing certificate (a .p12 from a Chilean certification authority) and, for
  * sandbox, generated test certificates of the same shape.
  *
- * node-forge reads PKCS#12 (legacy 3DES and OpenSSL 3 AES/PBKDF2 files alike, TOOLCHAIN §3);
+ * node-forge reads PKCS#12 (legacy 3DES and OpenSSL 3 AES/PBKDF2 files alike; node:crypto has no PKCS#12 reader);
  * the key is then handed to node:crypto, which does all signing. The holder's RUT lives in the
- * SubjectAltName as an otherName with the SII's OID 1.3.6.1.4.1.8321.1 (REFERENCE §1): it is
+ * SubjectAltName as an otherName with the SII's OID 1.3.6.1.4.1.8321.1 (docs/sii-reference.md §1): it is
  * the `RutEnvia` of envelopes and the `rutSender` of uploads.
  */
 import { createPrivateKey, generateKeyPairSync, type KeyObject, randomBytes, X509Certificate } from 'node:crypto';
@@ -159,6 +159,8 @@ export interface TestCertificateInput {
   validDays?: number;
   /** Signs the certificate; self-signed when absent. */
   issuer?: { key: KeyObject; certPem: string };
+  /** The .p12 password; random when absent. */
+  password?: string;
 }
 
 /**
@@ -204,7 +206,7 @@ export function generateTestCertificate(input: TestCertificateInput): { p12: Buf
     cert.setIssuer(subject as forge.pki.CertificateField[]);
     cert.sign(privateKey, forge.md.sha256.create());
   }
-  const password = randomBytes(18).toString('base64url');
+  const password = input.password ?? randomBytes(18).toString('base64url');
   const asn1 = forge.pkcs12.toPkcs12Asn1(privateKey, [cert], password, { algorithm: '3des' });
   return { p12: Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary'), password };
 }

@@ -1,13 +1,13 @@
 /**
- * The DTE XML of a computed document, before signing (REFERENCE §4; element order is the
+ * The DTE XML of a computed document, before signing (docs/sii-reference.md §4; element order is the
  * `xs:sequence` of DTE_v10.xsd, and of EnvioBOLETA_v11.xsd for boletas, §4.5).
  *
  * Written by hand as text, one element per line, because the bytes matter: text is escaped
  * exactly as Canonical XML writes it (`&`, `<`, `>`), so what is stored is what is digested;
  * the TED is inserted verbatim; and lines stay far below the ~4 000 characters at which the
- * SII's upload gateway breaks (REFERENCE §7.3). `<DTE>` declares the SII namespace itself and
+ * SII's upload gateway breaks (docs/sii-reference.md §7.3). `<DTE>` declares the SII namespace itself and
  * nothing else (never `xmlns:xsi`): the SII verifies each DTE as if cut out of its envelope
- * (REFERENCE §5.1).
+ * (docs/sii-reference.md §5.1).
  */
 import type { DocumentLine, DocumentReference, DteDocument } from './model.ts';
 import { isBoleta } from './model.ts';
@@ -40,7 +40,7 @@ function idDoc(doc: DteDocument): Node[] {
     ['TipoDTE', doc.type],
     ['Folio', doc.folio],
     ['FchEmis', doc.date],
-    // Guía de despacho: TipoDespacho, then IndTraslado (required for 52, REFERENCE §4.4).
+    // Guía de despacho: TipoDespacho, then IndTraslado (required for 52, docs/sii-reference.md §4.4).
     ['TipoDespacho', doc.dispatch?.dispatchType],
     ['IndTraslado', doc.dispatch?.transferType],
     // Boletas: IndServicio is required ([FMTB]; 3 = ventas y servicios by default).
@@ -80,7 +80,7 @@ function transporte(doc: DteDocument): Node[] | undefined {
 function emisor(doc: DteDocument): Node[] {
   const i = doc.issuer;
   if (isBoleta(doc.type)) {
-    // EnvioBOLETA names: RznSocEmisor / GiroEmisor, no Acteco (REFERENCE §4.5).
+    // EnvioBOLETA names: RznSocEmisor / GiroEmisor, no Acteco (docs/sii-reference.md §4.5).
     return [
       ['RUTEmisor', i.rut],
       ['RznSocEmisor', i.name],
@@ -123,7 +123,7 @@ function totales(doc: DteDocument): Node[] {
   const textCorrection = doc.refs.some((r) => r.code === 2) && (doc.type === 56 || doc.type === 61);
   if (doc.type === 52 && allZero) return [['MntTotal', 0]]; // transfer without prices
   if (textCorrection) {
-    // NC/ND "corrige texto": MntNeto 0, TasaIVA, IVA 0, MntTotal 0 ([FMT §E], REFERENCE §4.4).
+    // NC/ND "corrige texto": MntNeto 0, TasaIVA, IVA 0, MntTotal 0 ([FMT §E], docs/sii-reference.md §4.4).
     return [
       ['MntNeto', 0],
       ['TasaIVA', t.vatRate],
@@ -181,7 +181,7 @@ function detalle(doc: DteDocument, line: DocumentLine): Node[] {
     ['PrcItem', line.price],
     ['DescuentoPct', line.discountPct],
     ['DescuentoMonto', line.discountAmount],
-    // Factura de compra: the retained tax is named on each taxable line (REFERENCE §4.4).
+    // Factura de compra: the retained tax is named on each taxable line (docs/sii-reference.md §4.4).
     ['CodImpAdic', opt(Boolean(retained), doc.totals.retention?.code)],
     ['MontoItem', line.amount],
   ];
@@ -193,7 +193,7 @@ function referencia(doc: DteDocument, ref: DocumentReference): Node[] {
     ['NroLinRef', ref.number],
     ['TpoDocRef', ref.type],
     ['FolioRef', ref.folio],
-    // Boletas have no FchRef (REFERENCE §4.5).
+    // Boletas have no FchRef (docs/sii-reference.md §4.5).
     ['FchRef', opt(!boleta, ref.date)],
     ['CodRef', ref.code],
     ['RazonRef', ref.reason],

@@ -1,8 +1,8 @@
 /**
- * Envelopes for sending DTEs to the SII (REFERENCE §6): EnvioDTE (facturas, notas, guías) and
+ * Envelopes for sending DTEs to the SII (docs/sii-reference.md §6): EnvioDTE (facturas, notas, guías) and
  * EnvioBOLETA (39, 41), with the Carátula and the SetDTE signature.
  *
- * The recipe of REFERENCE §5.1 (the namespace trap): each DTE was signed standalone and is
+ * The recipe of docs/sii-reference.md §5.1 (the namespace trap): each DTE was signed standalone and is
  * inserted as its stored bytes, verbatim, without its XML declaration; the envelope is built
  * by string concatenation and only `SetDTE` is signed, in the envelope's context (so its
  * canonical form carries `xmlns` and `xmlns:xsi`). The result is ISO-8859-1 bytes.

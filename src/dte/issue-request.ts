@@ -2,7 +2,7 @@
  * The body of `POST /api/{rut}/emitir` (contract §2 "Issue request", DESIGN §5 extras), as a
  * zod schema: the one place where a request is judged. Every rule names the field it is about
  * so a 400 carries `details[].path`. Lengths are the SII's (DTE_v10.xsd / EnvioBOLETA_v11.xsd,
- * REFERENCE §4.1–§4.2): longer text is refused, never silently cut.
+ * docs/sii-reference.md §4.1–§4.2): longer text is refused, never silently cut.
  *
  * Decisions where the contract is silent (README "Issuing"):
  * - Unknown fields are refused (400) at every level, so a misspelt `discount_pct` is not lost.
@@ -12,7 +12,7 @@
  *   0 (a free line) but not negative.
  */
 import { z } from 'zod';
-import { isRealDate } from '../admin/validation.ts';
+import { isRealDate } from './calendar-date.ts';
 import { DTE_TYPES, type DteType, isBoleta, referenceCode } from './model.ts';
 import { normalizeRut } from './rut.ts';
 
@@ -38,7 +38,7 @@ export function decimalText(n: number): string | null {
 }
 
 /**
- * The SII's upload gateway refuses XML lines longer than ~4 090 characters (REFERENCE §7.3).
+ * The SII's upload gateway refuses XML lines longer than ~4 090 characters (docs/sii-reference.md §7.3).
  * DscItem is written on one line; `&` becomes `&amp;` and characters beyond Latin-1 become
  * character references, so up to 1 000 characters can grow past that.
  */
@@ -134,7 +134,7 @@ export const refSchema = z.strictObject({
 export const MAX_LINES = 60;
 export const MAX_BOLETA_LINES = 1000;
 export const MAX_REFS = 40;
-/** Retention codes Timbre computes for type 46: 15 = total VAT retention (REFERENCE §4.4). */
+/** Retention codes Timbre computes for type 46: 15 = total VAT retention (docs/sii-reference.md §4.4). */
 export const RETENTION_CODES = [15] as const;
 
 const baseSchema = z.strictObject({
@@ -204,7 +204,7 @@ export function isTaxDocumentType(type: string): boolean {
  * Paper documents (30, 32, 35, 38, 45, 55, 60) and guías (50, 52) are not voided by a DTE note. */
 const NOTE_TARGETS = new Set(['33', '34', '39', '41', '43', '46', '56', '61', '110', '111', '112']);
 
-/** The rules that depend on the document type (contract §7, REFERENCE §4.4). */
+/** The rules that depend on the document type (contract §7, docs/sii-reference.md §4.4). */
 function typeRules(req: BaseRequest, ctx: z.RefinementCtx): void {
   const type = req.type as DteType;
   if (!(DTE_TYPES as readonly number[]).includes(type)) return;

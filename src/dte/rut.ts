@@ -3,7 +3,7 @@
  *
  * Canonical form per SiiTypes_v10.xsd `RUTType`: digits, hyphen, check digit, no dots, `K`
  * uppercase, 3..10 characters. Check digit: módulo 11 with cyclic factors 2..7 from the right;
- * 11 → `0`, 10 → `K` (shared/sii/REFERENCE.md §1).
+ * 11 → `0`, 10 → `K` (docs/sii-reference.md §1).
  */
 
 export const SII_RUT = '60803000-K';

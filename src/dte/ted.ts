@@ -1,5 +1,5 @@
 /**
- * TED (Timbre Electrónico DTE): the stamp printed as PDF417 (REFERENCE §3).
+ * TED (Timbre Electrónico DTE): the stamp printed as PDF417 (docs/sii-reference.md §3).
  *
  * DD = RE, TD, F, FE, RR, RSR, MNT, IT1, the CAF element, TSTED ([XSD] DTE_v10.xsd `TED`).
  * FRMT = SHA1withRSA (PKCS#1 v1.5) with the CAF private key over the DD exactly as the SII
@@ -13,7 +13,7 @@ import type { Caf } from './caf.ts';
 import type { DteDocument } from './model.ts';
 import { escapeXml, toLatin1 } from './xml-text.ts';
 
-/** RSR and IT1 are cut to 40 characters by the SII itself (REFERENCE §3.1). */
+/** RSR and IT1 are cut to 40 characters by the SII itself (docs/sii-reference.md §3.1). */
 export const TED_TEXT_LENGTH = 40;
 
 /**
@@ -49,7 +49,7 @@ export function buildDd(d: DdInput): string {
   );
 }
 
-/** FRMT: SHA1withRSA over the Latin-1 bytes of the flattened DD (TOOLCHAIN §4: 'latin1', not UTF-8). */
+/** FRMT: SHA1withRSA over the Latin-1 bytes of the flattened DD ('latin1', not UTF-8: the SII verifies the ISO-8859-1 bytes). */
 export function signDd(dd: string, cafPrivateKey: KeyObject): string {
   return sign('sha1', Buffer.from(dd, 'latin1'), cafPrivateKey).toString('base64');
 }
@@ -77,7 +77,7 @@ export function buildTed({ doc, caf, cafPrivateKey, timestamp }: BuildTedInput):
     fe: doc.date,
     rr: doc.receiver.rut,
     rsr,
-    // MNT must be byte-identical to MntTotal (TED-3-640, REFERENCE §3.1).
+    // MNT must be byte-identical to MntTotal (TED-3-640, docs/sii-reference.md §3.1).
     mnt: doc.totals.total,
     it1: tedText(doc.lines[0]?.name ?? ''),
     cafXml: caf.cafXml,

@@ -1,11 +1,11 @@
 /**
  * From an accepted issue request to the computed document: line amounts and the document
  * totals, in integer arithmetic (BigInt; quantities and prices scaled by 10^6) with half-up
- * rounding to whole pesos. Every rule cites the SII source (REFERENCE §4.2–§4.4, [FMT] =
+ * rounding to whole pesos. Every rule cites the SII source (docs/sii-reference.md §4.2–§4.4, [FMT] =
  * "Formato Documentos Tributarios Electrónicos" v2.2).
  *
  * Why integers: binary floating point and banker's rounding give $1 differences that the SII
- * rejects ("El Monto Total No Cuadra", REFERENCE §4.3): 1 350 × 19 % = 256.5 must be 257.
+ * rejects ("El Monto Total No Cuadra", docs/sii-reference.md §4.3): 1 350 × 19 % = 256.5 must be 257.
  */
 import { type AppError, validationError } from '../errors.ts';
 import type { IssueItem, IssueRequest } from './issue-request.ts';
@@ -31,12 +31,12 @@ export function toMicros(text: string): bigint {
   return BigInt(int) * SCALE + BigInt(frac.padEnd(6, '0').slice(0, 6));
 }
 
-/** Half-up division of non-negative integers: 0.5 goes up ([FMT]; REFERENCE §4.3). */
+/** Half-up division of non-negative integers: 0.5 goes up ([FMT]; docs/sii-reference.md §4.3). */
 export function divRoundHalfUp(numerator: bigint, denominator: bigint): bigint {
   return (numerator * 2n + denominator) / (denominator * 2n);
 }
 
-/** IVA = round_half_up(neto × rate / 100) — [FMT] field IVA; REFERENCE §4.3. */
+/** IVA = round_half_up(neto × rate / 100) — [FMT] field IVA; docs/sii-reference.md §4.3. */
 export function vatOf(net: number, ratePercent: number): number {
   return Number(divRoundHalfUp(BigInt(net) * BigInt(ratePercent), 100n));
 }
@@ -44,7 +44,7 @@ export function vatOf(net: number, ratePercent: number): number {
 /**
  * Gross (VAT included) to net for boletas and MntBruto documents: neto = round(afecto / 1.rate),
  * IVA = afecto − neto, by subtraction and never recomputed from the net, so neto + IVA always
- * equals the gross the customer paid (REFERENCE §4.3: 680 → 571 + 109, not 571 + 108).
+ * equals the gross the customer paid (docs/sii-reference.md §4.3: 680 → 571 + 109, not 571 + 108).
  */
 export function splitGross(gross: number, ratePercent: number): { net: number; vat: number } {
   const net = Number(divRoundHalfUp(BigInt(gross) * 100n, BigInt(100 + ratePercent)));
@@ -169,7 +169,7 @@ export function computeDocument(req: IssueRequest, ctx: ComputeContext): DteDocu
     const { net, vat } = splitGross(taxable, rate);
     totals = { net, exempt, vat, vatRate: rate, total: safe(BigInt(taxable) + BigInt(exempt), 'items') };
   } else if (ALL_EXEMPT.includes(type)) {
-    // 34 / 41: MntExe = MntTotal, no MntNeto, no IVA ([FMT] note 10, REFERENCE §4.4).
+    // 34 / 41: MntExe = MntTotal, no MntNeto, no IVA ([FMT] note 10, docs/sii-reference.md §4.4).
     totals = { net: 0, exempt, vat: 0, vatRate: rate, total: exempt };
   } else {
     // 33, 46, 52, 56, 61: prices are net; IVA = round(MntNeto × TasaIVA) ([FMT] field 124).
@@ -183,7 +183,7 @@ export function computeDocument(req: IssueRequest, ctx: ComputeContext): DteDocu
     };
     if (retains) {
       // Factura de compra with total VAT retention (ImptoReten code 15): the buyer retains the
-      // whole IVA, so MntTotal = MntNeto + MntExe (REFERENCE §4.4).
+      // whole IVA, so MntTotal = MntNeto + MntExe (docs/sii-reference.md §4.4).
       const code = req.retention_code ?? 15;
       totals = { ...totals, total: totals.total - vat, retention: { code, rate, amount: vat } };
     }

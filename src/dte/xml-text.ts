@@ -1,6 +1,6 @@
 /**
  * Text-level XML helpers shared by the DTE builder, the TED, CAF parsing and signing. The SII
- * world is ISO-8859-1 (REFERENCE §3.2, §5; TOOLCHAIN §3 gotcha 1): documents are written as
+ * world is ISO-8859-1 (docs/sii-reference.md §3.2, §5): documents are written as
  * Latin-1 bytes, characters beyond U+00FF as character references.
  */
 
@@ -23,7 +23,7 @@ export function unescapeXml(text: string): string {
     .replace(/&amp;/g, '&');
 }
 
-/** Removes every whitespace run between a `>` and the next `<` (REFERENCE §3.2 "flattened"). */
+/** Removes every whitespace run between a `>` and the next `<` (docs/sii-reference.md §3.2 "flattened"). */
 export function flatten(xml: string): string {
   return xml.replace(/>\s+</g, '><').trim();
 }
@@ -70,7 +70,7 @@ const LATIN1_LOOKALIKES: Record<string, string> = {
 
 /**
  * Text reduced to ISO-8859-1 for the TED, which signs Latin-1 bytes and cannot carry a
- * character reference in the barcode (REFERENCE §3.2): look-alikes for typographic marks,
+ * character reference in the barcode (docs/sii-reference.md §3.2): look-alikes for typographic marks,
  * `?` for the rest.
  */
 export function toLatin1(text: string): string {

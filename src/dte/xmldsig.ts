@@ -1,5 +1,5 @@
 /**
- * XMLDSig in the SII's restricted profile (REFERENCE §5, schema xmldsignature_v10.xsd):
+ * XMLDSig in the SII's restricted profile (docs/sii-reference.md §5, schema xmldsignature_v10.xsd):
  * inclusive C14N 1.0, RSA-SHA1, SHA-1 digest, one Reference with one Transform, and KeyInfo
  * with KeyValue/RSAKeyValue first and X509Data second.
  *
@@ -11,7 +11,7 @@
  *
  * Verification implements the same profile independently of how a file was produced, and
  * knows the SII's rule for DTEs inside envelopes: a DTE is verified as if cut out and parsed
- * alone (REFERENCE §5.1; see `verifyDte`).
+ * alone (docs/sii-reference.md §5.1; see `verifyDte`).
  */
 import { createHash, createPublicKey, type KeyObject, sign, verify, X509Certificate } from 'node:crypto';
 import { DOMParser, type Document as XmlDocument, type Element, type Node as XmlNode } from '@xmldom/xmldom';
@@ -121,8 +121,8 @@ function signedInfoXml(args: { uri: string; transform: string; digest: string })
 /**
  * The canonical form of SignedInfo placed as the last child of `host`: inclusive C14N puts on
  * the apex its default namespace (xmldsig, declared on Signature) and every prefixed namespace
- * in scope there, i.e. declared on the host or above (`xmlns:xsi` in an envelope, REFERENCE
- * §5.1), sorted by prefix. The tests check this against xml-crypto's canonicaliser.
+ * in scope there, i.e. declared on the host or above (`xmlns:xsi` in an envelope,
+ * docs/sii-reference.md §5.1), sorted by prefix. The tests check this against xml-crypto's canonicaliser.
  */
 function canonicalSignedInfo(signedInfo: string, host: Element): string {
   const prefixed = new Map<string, string>();
@@ -162,7 +162,7 @@ export interface SignOptions {
  * Signs `xml` (no XML declaration) and returns it with the `<Signature>` inserted as the last
  * child of the element closed by `parentClose` (its last occurrence). An ID reference uses the
  * C14N transform, as the SII's own example; the whole-document reference of getToken uses
- * enveloped-signature (REFERENCE §5, §7.2).
+ * enveloped-signature (docs/sii-reference.md §5, §7.2).
  */
 export function signXml(xml: string, cert: SigningCertificate, opts: SignOptions): string {
   const doc = parseXml(xml);
@@ -314,7 +314,7 @@ export function verifyRootSignature(xml: string): SignatureCheck {
 
 /**
  * Verifies a DTE the way the SII does: cut out of its envelope and parsed alone, so only the
- * namespace declarations written on or inside `<DTE>` count (REFERENCE §5.1). Files in the wild
+ * namespace declarations written on or inside `<DTE>` count (docs/sii-reference.md §5.1). Files in the wild
  * were signed either with `xmlns="http://www.sii.cl/SiiDte"` on `<DTE>` or with no namespace at
  * all, and some were stored after that declaration was added or dropped; both contexts are
  * tried (never `xmlns:xsi`). The content itself must match its digest either way.

@@ -1,10 +1,10 @@
 /**
  * XSD validation against the official SII schemas vendored in `resources/sii/schemas`
  * (provenance in resources/sii/PROVENANCE.md), with libxml2 compiled to WASM (the same engine
- * as xmllint; TOOLCHAIN §6: ~0.1 ms per document once a schema is loaded).
+ * as xmllint; ~0.1 ms per document once a schema is loaded).
  *
  * Documents are passed as bytes: libxml2 then honours their ISO-8859-1 declaration, so
- * `maxLength` counts characters, not UTF-8 bytes (TOOLCHAIN §6 gotcha).
+ * `maxLength` counts characters, not UTF-8 bytes (a UTF-8 string would count multi-byte characters twice).
  *
  * Compiled schemas are loaded once per process on first use and never change (a cache of
  * constants, not state).

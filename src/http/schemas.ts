@@ -1,6 +1,6 @@
 /** zod schemas shared by several routes: path parameters, the error envelope, documents. */
 import { z } from 'zod';
-import { isRealDate } from '../admin/validation.ts';
+import { isRealDate } from '../dte/calendar-date.ts';
 import { DTE_TYPES } from '../dte/model.ts';
 import { ERROR_CATALOG } from '../errors.ts';
 import { ESTADOS_SII } from '../issuing/list-documents.ts';

@@ -12,7 +12,7 @@ import { normalizeRut } from '../dte/rut.ts';
 import { AppError } from '../errors.ts';
 import type { Document, Issuer } from '../generated/prisma/client.ts';
 import type { AuthenticatedKey } from '../admin/api-keys.ts';
-import { environmentOf } from './folios.ts';
+import { environmentOf } from './environment.ts';
 
 export type FileKind = 'pdf' | 'xml';
 export type PdfFormat = 'letter' | '80mm';

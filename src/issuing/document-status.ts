@@ -9,7 +9,7 @@ import { envelopeKindOf } from '../dte/envelope.ts';
 import { AppError } from '../errors.ts';
 import type { Document, Environment, Issuer } from '../generated/prisma/client.ts';
 import { SiiAmbiguousError, SiiAuthError, SiiProtocolError, SiiUnavailableError } from '../sii/types.ts';
-import { environmentOf } from './folios.ts';
+import { environmentOf } from './environment.ts';
 import { signingCertificate } from './key-material.ts';
 import type { EstadoSii } from './list-documents.ts';
 import { documentStatusQuery, estadoOfDocument, verdictOfUpload } from './sii-states.ts';

@@ -17,7 +17,7 @@
  * reservation taken (the delete matches no row), gives up its signed document and starts over
  * with a new folio; the unique (issuer, type, folio, environment) constraint stands behind all
  * of it. Oldest usable range first (authorisation date, then range start); a range past its
- * expiry is skipped (REFERENCE §2: 180 days for 33/43/46/56/61).
+ * expiry is skipped (docs/sii-reference.md §2: 180 days for 33/43/46/56/61).
  */
 import { randomUUID } from 'node:crypto';
 import { generateCaf, parseCaf } from '../dte/caf.ts';
@@ -28,15 +28,12 @@ import { AppError, validationError } from '../errors.ts';
 import type { Caf, Environment, Issuer, Prisma } from '../generated/prisma/client.ts';
 import { insertCaf, storeCaf, verifyCaf } from '../admin/cafs.ts';
 import { santiagoDate } from '../dte/chile-time.ts';
+import { environmentOf } from './environment.ts';
 import { SANDBOX_CAF_IDK, sandboxCafSigner, signingCertificate } from './key-material.ts';
 
 /** Size of the range generated automatically for a sandbox issuer's first document of a type. */
 export const SANDBOX_AUTO_RANGE = 1000;
 export const MAX_SANDBOX_REQUEST = 10_000;
-
-export function environmentOf(issuer: Pick<Issuer, 'siiAmbiente'>): Environment {
-  return issuer.siiAmbiente === 0 ? 'sandbox' : 'live';
-}
 
 export function foliosExhausted(type: DteType, env: Environment): AppError {
   return new AppError(
@@ -212,8 +209,8 @@ async function generateRangeLocked(
  * issue without uploading anything. Once a range exists, running out is a 422 like in live.
  */
 export async function ensureSandboxCaf(ctx: AppContext, issuer: Issuer, type: DteType): Promise<void> {
-  const key = `sandboxCafReady:${issuer.id}:${type}`;
-  if (ctx.caches.values.get(key)) return;
+  const key = `${issuer.id}:${type}`;
+  if (ctx.caches.sandboxCafReady.has(key)) return;
   const existing = await ctx.db.prisma.caf.count({ where: { issuerId: issuer.id, environment: 'sandbox', type } });
   if (existing === 0) {
     const signerKey = await sandboxCafSigner(ctx);
@@ -223,7 +220,7 @@ export async function ensureSandboxCaf(ctx: AppContext, issuer: Issuer, type: Dt
       if (again === 0) await generateRangeLocked(ctx, tx, issuer, type, SANDBOX_AUTO_RANGE, signerKey);
     });
   }
-  ctx.caches.values.set(key, true);
+  ctx.caches.sandboxCafReady.add(key);
 }
 
 export interface FolioRangeView {

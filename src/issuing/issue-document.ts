@@ -27,11 +27,11 @@ import { AppError } from '../errors.ts';
 import type { Document, Environment, Issuer, Prisma } from '../generated/prisma/client.ts';
 import { santiagoDate, santiagoTimestamp } from '../dte/chile-time.ts';
 import { fileUrls, searchable, totalsView } from './document-view.ts';
+import { environmentOf } from './environment.ts';
 import { applyVoids, checkReferences, receiverFromTarget } from './references.ts';
 import {
   confirmReservation,
   ensureSandboxCaf,
-  environmentOf,
   type FolioReservation,
   releaseReservation,
   reserveFolio,
@@ -228,7 +228,7 @@ async function buildSigned(
   return { ted, bytes };
 }
 
-/** The SII resolution goes in every envelope's Carátula (FchResol / NroResol, REFERENCE §6). */
+/** The SII resolution goes in every envelope's Carátula (FchResol / NroResol, docs/sii-reference.md §6). */
 function assertLiveConfigured(issuer: Issuer): void {
   if (!issuer.resolutionDate || issuer.resolutionNumber === null) {
     throw new AppError(

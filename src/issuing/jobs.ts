@@ -9,18 +9,12 @@
  * that it is due.
  */
 import PgBoss from 'pg-boss';
-import type { AppContext } from '../context.ts';
+import type { AppContext, JobQueue } from '../context.ts';
 import { dueSubmissions, runSubmission } from './submissions.ts';
 
 const STEP_QUEUE = 'sii-submission-step';
 
-export interface JobQueue {
-  /** Schedules the next step of a submission (at `at`, default now). */
-  wake(submissionId: string, at?: Date | null): Promise<void>;
-  /** Wakes every due submission; returns how many. */
-  sweep(): Promise<number>;
-  stop(): Promise<void>;
-}
+export type { JobQueue };
 
 /** A queue that only sends wake-ups (JOBS_ENABLED=false: another instance does the work). */
 export async function startJobs(ctx: AppContext, opts: { work: boolean }): Promise<JobQueue> {

@@ -1,5 +1,6 @@
 /**
- * Key material for issuing, decrypted once per process and cached in `ctx.caches`:
+ * Key material for issuing, decrypted once per process and cached in `ctx.caches`
+ * (src/caches.ts says what is kept and for how long):
  * - the signing certificate of an issuer (imported .p12; in sandbox, when none was imported,
  *   a per-issuer generated test certificate, created on first use);
  * - each CAF's parsed content and private key (signs the TED);
@@ -7,19 +8,17 @@
  *   stored encrypted in `settings` so every instance shares it).
  */
 import { createHash, createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import type { CafMaterial } from '../caches.ts';
 import type { AppContext } from '../context.ts';
-import { type Caf as ParsedCaf, parseCaf } from '../dte/caf.ts';
+import { parseCaf } from '../dte/caf.ts';
 import { generateTestCertificate, parsePkcs12, type SigningCertificate } from '../dte/certificate.ts';
 import { AppError } from '../errors.ts';
 import type { Caf, Certificate, Issuer } from '../generated/prisma/client.ts';
 
-export interface CafMaterial {
-  caf: ParsedCaf;
-  privateKey: KeyObject;
-}
+export type { CafMaterial };
 
 export function cafMaterial(ctx: AppContext, row: Caf): CafMaterial {
-  const cached = ctx.caches.cafs.get(row.id) as CafMaterial | undefined;
+  const cached = ctx.caches.cafs.get(row.id);
   if (cached) return cached;
   const original = ctx.db.secrets.open(row.originalEncrypted);
   const caf = parseCaf(original);
@@ -30,13 +29,13 @@ export function cafMaterial(ctx: AppContext, row: Caf): CafMaterial {
 
 /** The material of a CAF by id (cached; read from the database once per process). */
 export async function cafMaterialById(ctx: AppContext, cafId: string): Promise<CafMaterial> {
-  const cached = ctx.caches.cafs.get(cafId) as CafMaterial | undefined;
+  const cached = ctx.caches.cafs.get(cafId);
   if (cached) return cached;
   return cafMaterial(ctx, await ctx.db.prisma.caf.findUniqueOrThrow({ where: { id: cafId } }));
 }
 
 function certificateMaterial(ctx: AppContext, row: Certificate): SigningCertificate {
-  const cached = ctx.caches.certificates.get(row.id) as SigningCertificate | undefined;
+  const cached = ctx.caches.certificates.get(row.id);
   if (cached) return cached;
   const p12 = ctx.db.secrets.open(row.p12Encrypted);
   const password = ctx.db.secrets.open(row.passwordEncrypted).toString('utf8');
@@ -46,27 +45,20 @@ function certificateMaterial(ctx: AppContext, row: Certificate): SigningCertific
 }
 
 /**
- * How long the list of an issuer's imported certificates is reused before it is read again: a
- * certificate imported by the operator CLI (another process) is picked up within this time.
- * It saves a query on every issue; validity dates are still checked on every use.
+ * The issuer's imported certificates, newest first. Reused while the change feed is heard (an
+ * import anywhere drops it at once, src/caches.ts), which saves a query on every issue;
+ * validity dates are still checked on every use. "None" is never cached.
  */
-export const CERTIFICATE_LIST_TTL_MS = 10_000;
-
 async function importedCertificates(ctx: AppContext, issuerId: string): Promise<Certificate[]> {
-  const key = `importedCertificates:${issuerId}`;
-  const cached = ctx.caches.values.get(key) as { at: number; rows: Certificate[] } | undefined;
-  if (cached && Date.now() - cached.at < CERTIFICATE_LIST_TTL_MS) return cached.rows;
+  const cached = ctx.caches.certificateList(issuerId);
+  if (cached) return cached;
+  const snapshot = ctx.caches.snapshot();
   const rows = await ctx.db.prisma.certificate.findMany({
     where: { issuerId, kind: 'imported' },
     orderBy: { notAfter: 'desc' },
   });
-  ctx.caches.values.set(key, { at: Date.now(), rows });
+  ctx.caches.rememberCertificateList(issuerId, rows, snapshot);
   return rows;
-}
-
-/** Forgets the cached certificate list of an issuer (after an import in this process). */
-export function forgetCertificates(ctx: AppContext, issuerId: string): void {
-  ctx.caches.values.delete(`importedCertificates:${issuerId}`);
 }
 
 /**
@@ -100,15 +92,15 @@ export async function signingCertificate(
     throw new AppError('CERTIFICATE_EXPIRED', `The issuer's certificate expired on ${newest.notAfter.toISOString()}.`);
   }
   // Concurrent first requests of a new sandbox issuer share one generation.
-  const pendingKey = `sandboxCertificate:${issuer.id}`;
-  let pending = ctx.caches.values.get(pendingKey) as Promise<Certificate> | undefined;
+  const pendings = ctx.caches.sandboxCertificates;
+  let pending = pendings.get(issuer.id);
   if (!pending) {
     pending = sandboxCertificate(ctx, issuer);
-    ctx.caches.values.set(pendingKey, pending);
-    pending.catch(() => ctx.caches.values.delete(pendingKey));
+    pendings.set(issuer.id, pending);
+    pending.catch(() => pendings.delete(issuer.id));
   }
   const row = await pending;
-  if (row.notAfter <= now) ctx.caches.values.delete(pendingKey);
+  if (row.notAfter <= now) pendings.delete(issuer.id);
   return { row, cert: certificateMaterial(ctx, row) };
 }
 
@@ -157,7 +149,7 @@ export const SANDBOX_CAF_IDK = 9;
 
 /** The installation-wide key that signs sandbox CAFs (generated once, stored encrypted). */
 export async function sandboxCafSigner(ctx: AppContext): Promise<KeyObject> {
-  const cached = ctx.caches.values.get('sandboxCafSigner') as KeyObject | undefined;
+  const cached = ctx.caches.sandboxCafSigner;
   if (cached) return cached;
   const { prisma, secrets } = ctx.db;
   let row = await prisma.setting.findUnique({ where: { key: 'sandbox_caf_signing_key' } });
@@ -171,6 +163,6 @@ export async function sandboxCafSigner(ctx: AppContext): Promise<KeyObject> {
     row = await prisma.setting.findUniqueOrThrow({ where: { key: 'sandbox_caf_signing_key' } });
   }
   const key = createPrivateKey(secrets.open(row.value).toString('utf8'));
-  ctx.caches.values.set('sandboxCafSigner', key);
+  ctx.caches.sandboxCafSigner = key;
   return key;
 }

@@ -14,7 +14,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import type { Issuer } from '../generated/prisma/client.ts';
 import { findIssuedDocument } from './document-status.ts';
-import { environmentOf } from './folios.ts';
+import { environmentOf } from './environment.ts';
 import type { IssueResult } from './issue-document.ts';
 import { createSubmission, submitNow } from './submissions.ts';
 

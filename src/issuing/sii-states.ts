@@ -1,6 +1,6 @@
 /**
  * From the SII's raw answers to Timbre's `estado_sii` (DESIGN §5): one table, so every place
- * that reads an SII answer agrees. Sources: REFERENCE §7.3 (upload STATUS), §7.4 (envelope
+ * that reads an SII answer agrees. Sources: docs/sii-reference.md §7.3 (upload STATUS), §7.4 (envelope
  * ESTADO, after LibreDTE's EstadoEnvioSii mapping), §7.5 (document ESTADO).
  */
 import type { SigningCertificate } from '../dte/certificate.ts';
@@ -10,7 +10,7 @@ import type { DocumentStatus, DocumentStatusInput, UploadStatus } from '../sii/t
 
 import type { EstadoSii } from './list-documents.ts';
 
-/** DTEUpload STATUS values that refuse the file for good (REFERENCE §7.3); others are retried. */
+/** DTEUpload STATUS values that refuse the file for good (docs/sii-reference.md §7.3); others are retried. */
 export const FINAL_UPLOAD_REFUSALS: Readonly<Record<number, string>> = {
   1: 'El usuario no tiene permiso para enviar',
   2: 'Error en el tamaño del archivo',
@@ -51,7 +51,7 @@ export function verdictOfUpload(status: UploadStatus, doc: { type: number; folio
     if (e === 'RCH' || e.startsWith('RCH')) return { kind: 'final', estado: 'rechazado', glosa };
     if (e === 'RLV' || e === 'RPR') return { kind: 'final', estado: 'aceptado_con_reparos', glosa };
   }
-  // One document per envelope: the counts of its type identify it (REFERENCE §7.4).
+  // One document per envelope: the counts of its type identify it (docs/sii-reference.md §7.4).
   const count = status.counts.find((c) => c.type === doc.type);
   if (!count) return { kind: 'ask-document' };
   if (count.rejected > 0) return { kind: 'final', estado: 'rechazado', glosa: 'DTE rechazado' };

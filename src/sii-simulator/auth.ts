@@ -1,12 +1,12 @@
 /**
- * Seeds and tokens, as the SII's automatic authentication hands them out (REFERENCE §7.2,
+ * Seeds and tokens, as the SII's automatic authentication hands them out (docs/sii-reference.md §7.2,
  * [AUTH] §4–§6): a seed (SEMILLA, 12 digits) lives 2 minutes and is good for one token; the
  * client signs `<getToken><item><Semilla>…</Semilla></item></getToken>` enveloped (URI="")
  * with its certificate; the SII verifies that signature, reads the holder's RUT from the
  * certificate and answers a TOKEN.
  *
  * Two services hand out seeds and tokens: the DTEWS SOAP services (facturas) and the boleta
- * REST API. A token of one is not valid on the other (REFERENCE §7.2 item 4, [BOLT]), and
+ * REST API. A token of one is not valid on the other (docs/sii-reference.md §7.2 item 4, [BOLT]), and
  * neither is a seed: each service keeps its own.
  *
  * getToken answers ESTADO codes of [AUTH] §5.2.2: 00 token creado; 01 empty input; 02 not
@@ -27,7 +27,7 @@ export const DEFAULT_TOKEN_TTL_MS = 30 * 60_000;
 
 /**
  * The holder RUT of an X.509 certificate (DER): the SubjectAltName otherName with the SII's
- * OID (REFERENCE §1); node:crypto shows it only as "othername:<unsupported>".
+ * OID (docs/sii-reference.md §1); node:crypto shows it only as "othername:<unsupported>".
  */
 export function holderRutOf(der: Buffer): string | null {
   return holderRutOfCertificate(der);

@@ -1,5 +1,5 @@
 /**
- * The boleta REST API (REFERENCE §7.6, [BOLT]) under `/recursos/v1`:
+ * The boleta REST API (docs/sii-reference.md §7.6, [BOLT]) under `/recursos/v1`:
  *
  *   GET  boleta.electronica.semilla                      → RESPUESTA XML with SEMILLA
  *   POST boleta.electronica.token   (application/xml)    → RESPUESTA XML with TOKEN

@@ -3,7 +3,7 @@
  * uploads, the registered issuers and the CAF issuer. One per simulator instance.
  */
 import type { AuthStore } from './auth.ts';
-import type { CafIssuer } from './portal.ts';
+import type { CafIssuer } from './caf-issuer.ts';
 import type { Processor } from './processing.ts';
 import type { RegisteredIssuer } from './state.ts';
 

@@ -1,6 +1,6 @@
 /**
  * The SII's checks on each document of a processed envelope, in the SII's own order, where an
- * early rejection masks the later ones (REFERENCE §7.7, from [SMOY]):
+ * early rejection masks the later ones (docs/sii-reference.md §7.7, from [SMOY]):
  *
  *   folio already received → CAF expired → TED (and the CAF inside it) → DTE signature
  *
@@ -42,7 +42,7 @@ function checkFolioNotReceived(dte: ReceivedDte, ctx: DocumentCheckContext): Sii
   return err('DTE', 3, 101, 'Folio para este Tipo de documento ya fue recibido en el SII');
 }
 
-/** CAF-3-517: types 33/43/46/56/61 may be stamped for 180 days after FA (REFERENCE §2). */
+/** CAF-3-517: types 33/43/46/56/61 may be stamped for 180 days after FA (docs/sii-reference.md §2). */
 function checkCafNotExpired(dte: ReceivedDte, caf: TedCaf | null): SiiError | null {
   if (!caf) return null;
   const expiresAt = cafExpiresAt({ td: caf.td, fa: caf.fa });
@@ -56,7 +56,7 @@ function asCaf(caf: TedCaf): Caf {
 }
 
 /**
- * The TED and the CAF it carries (REFERENCE §2 use (1)-(2), §3): FRMA by a trusted key for its
+ * The TED and the CAF it carries (docs/sii-reference.md §2 use (1)-(2), §3): FRMA by a trusted key for its
  * IDK, CAF issued to this issuer for this type, folio in D..H, FRMT over the flattened DD in
  * ISO-8859-1 with RSAPK, DD fields equal to the document, FchEmis ≥ FA (a reparo).
  */
@@ -95,7 +95,7 @@ function checkTed(dte: ReceivedDte, ctx: DocumentCheckContext): SiiError[] {
   return [];
 }
 
-/** DTE-3-505: the DTE's own signature, verified standalone (REFERENCE §5.1). */
+/** DTE-3-505: the DTE's own signature, verified standalone (docs/sii-reference.md §5.1). */
 function checkSignature(dte: ReceivedDte): SiiError | null {
   const check = verifyDte(dte.text);
   if (check.valid && check.referenceUri === `#${dte.documentId}`) return null;

@@ -1,5 +1,5 @@
 /**
- * `POST /cgi_dte/UPL/DTEUpload` (REFERENCE §7.3, [UPL]): multipart/form-data with rutSender,
+ * `POST /cgi_dte/UPL/DTEUpload` (docs/sii-reference.md §7.3, [UPL]): multipart/form-data with rutSender,
  * dvSender, rutCompany, dvCompany and the file `archivo`; always HTTP 200 with a RECEPCIONDTE
  * XML, except the gateway's 401 page when the User-Agent lacks `PROG 1.0`.
  *
@@ -8,11 +8,11 @@
  * rutSender-dvSender is the token's certificate holder (STATUS 1) → rutCompany is a RUT
  * (STATUS 6) → the file is there and not too big (STATUS 2) → the same bytes within 900 s
  * (STATUS 99, the earlier TRACKID) → schema (STATUS 7 with DETAIL/ERROR lines) → STATUS 0 with
- * a 10-digit TRACKID. EnvioBOLETA is accepted here too, as in certification (REFERENCE §7.6).
+ * a 10-digit TRACKID. EnvioBOLETA is accepted here too, as in certification (docs/sii-reference.md §7.6).
  */
 import type { IncomingMessage } from 'node:http';
 import { santiagoTimestamp } from '../dte/chile-time.ts';
-import { escapeXml } from '../dte/xml-text.ts';
+import { create } from 'xmlbuilder2';
 import type { SimContext } from './context.ts';
 import { screenEnvelope } from './envelope-checks.ts';
 import { cookie, hasContentLength, hasProgUserAgent, htmlReply, parseRut, type Reply, reply } from './http-util.ts';
@@ -31,18 +31,22 @@ interface Recepcion {
   errors?: string[];
 }
 
-/** RECEPCIONDTE as in shared/sii/responses/dteupload_recepciondte_status0.xml / status7.xml. */
+/** RECEPCIONDTE as in test/fixtures/sii/responses/dteupload_recepciondte_status0.xml / status7.xml. */
 function recepcionDte(ctx: SimContext, r: Recepcion): Reply {
   const timestamp = santiagoTimestamp(ctx.clock()).replace('T', ' ');
-  const detail = r.errors?.length
-    ? `<DETAIL>\n${r.errors.map((e) => `<ERROR>${escapeXml(e)}</ERROR>\n`).join('')}</DETAIL>\n`
-    : '';
-  const xml =
-    '<?xml version="1.0"?>\n<RECEPCIONDTE>\n' +
-    `<RUTSENDER>${escapeXml(r.rutSender)}</RUTSENDER>\n<RUTCOMPANY>${escapeXml(r.rutCompany)}</RUTCOMPANY>\n` +
-    `<FILE>${escapeXml(r.file)}</FILE>\n<TIMESTAMP>${timestamp}</TIMESTAMP>\n<STATUS>${r.status}</STATUS>\n` +
-    (r.trackId ? `<TRACKID>${r.trackId}</TRACKID>\n` : '') +
-    `${detail}</RECEPCIONDTE>\n`;
+  // One element per line, no indentation, as the SII writes it.
+  const doc = create().ele('RECEPCIONDTE');
+  doc.ele('RUTSENDER').txt(r.rutSender);
+  doc.ele('RUTCOMPANY').txt(r.rutCompany);
+  doc.ele('FILE').txt(r.file);
+  doc.ele('TIMESTAMP').txt(timestamp);
+  doc.ele('STATUS').txt(String(r.status));
+  if (r.trackId) doc.ele('TRACKID').txt(r.trackId);
+  if (r.errors?.length) {
+    const detail = doc.ele('DETAIL');
+    for (const e of r.errors) detail.ele('ERROR').txt(e);
+  }
+  const xml = `<?xml version="1.0"?>\n${doc.end({ headless: true, prettyPrint: true, indent: '', newline: '\n' })}\n`;
   return reply(200, xml, 'text/xml; charset=utf-8');
 }
 

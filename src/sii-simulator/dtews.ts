@@ -1,5 +1,5 @@
 /**
- * The DTEWS SOAP services (REFERENCE §7.2, §7.4, §7.5): CrSeed.getSeed,
+ * The DTEWS SOAP services (docs/sii-reference.md §7.2, §7.4, §7.5): CrSeed.getSeed,
  * GetTokenFromSeed.getToken, QueryEstUp.getEstUp and QueryEstDte.getEstDte, at the SII's paths,
  * plus `GET <path>?wsdl` with the vendored WSDL pointing at this simulator.
  *
@@ -47,7 +47,7 @@ function getEstUp(ctx: SimContext, p: Params): string {
   return estUpRespuesta(upload);
 }
 
-/** FechaEmisionDte DDMMAAAA → YYYY-MM-DD (REFERENCE §7.5). */
+/** FechaEmisionDte DDMMAAAA → YYYY-MM-DD (docs/sii-reference.md §7.5). */
 function ddmmaaaa(text: string): string | null {
   const m = /^(\d{2})(\d{2})(\d{4})$/.exec(text);
   return m ? `${m[3]}-${m[2]}-${m[1]}` : null;

@@ -1,8 +1,8 @@
 /**
- * The SII's checks on a whole envelope (EnvioDTE / EnvioBOLETA, REFERENCE §6, §7.7):
+ * The SII's checks on a whole envelope (EnvioDTE / EnvioBOLETA, docs/sii-reference.md §6, §7.7):
  *
  * 1. screening (at upload): the root names a known schema, no physical line longer than the
- *    gateway reads (REFERENCE §7.3: `CHR-00002 Line too long (4090)`), and the XSD
+ *    gateway reads (docs/sii-reference.md §7.3: `CHR-00002 Line too long (4090)`), and the XSD
  *    (EnvioDTE_v10.xsd / EnvioBOLETA_v11.xsd) → DTEUpload STATUS 7, REST RSC;
  * 2. the SetDTE signature, verified in the envelope's context → RFR;
  * 3. the Carátula → RCT.
@@ -15,7 +15,7 @@ import { validateXml } from '../dte/xsd.ts';
 import type { ReceivedDte } from './received-dte.ts';
 import type { EnvelopeKind, RegisteredIssuer } from './state.ts';
 
-/** The gateway reads lines of at most this many bytes (REFERENCE §7.3). */
+/** The gateway reads lines of at most this many bytes (docs/sii-reference.md §7.3). */
 export const MAX_LINE_BYTES = 4090;
 
 const ROOTS: Record<string, EnvelopeKind> = { EnvioDTE: 'dte', EnvioBOLETA: 'boleta' };
@@ -105,7 +105,7 @@ export function readCaratula(text: string): Caratula | null {
   };
 }
 
-/** Step 2: the SetDTE signature, in context, referencing the SetDTE (REFERENCE §5.1 step 4). */
+/** Step 2: the SetDTE signature, in context, referencing the SetDTE (docs/sii-reference.md §5.1 step 4). */
 export function setSignatureValid(text: string, setId: string): boolean {
   const check = verifyRootSignature(text);
   return check.valid && setId !== '' && check.referenceUri === `#${setId}`;
@@ -120,7 +120,7 @@ export interface CaratulaContext {
 }
 
 /**
- * Step 3: the Carátula rules (REFERENCE §6, §7.7). Returns the RCT glosa of the first broken
+ * Step 3: the Carátula rules (docs/sii-reference.md §6, §7.7). Returns the RCT glosa of the first broken
  * rule, or null. Only CRT-3-19 is a documented code; the other glosas are the simulator's.
  */
 export function caratulaError(caratula: Caratula, dtes: readonly ReceivedDte[], ctx: CaratulaContext): string | null {

@@ -1,6 +1,6 @@
 /**
  * Injected failures, so tests can reproduce what the real SII does to clients on a bad day
- * (REFERENCE §7.1: certification is slow and flaky, TLS hiccups and 5xx):
+ * (docs/sii-reference.md §7.1: certification is slow and flaky, TLS hiccups and 5xx):
  *
  * - `down`: the connection is destroyed before anything is read or answered, as an
  *   unreachable server looks to a client (reset / "socket hang up"). Nothing is processed.

@@ -42,7 +42,7 @@ export function cookie(req: IncomingMessage, name: string): string | undefined {
   return undefined;
 }
 
-/** True when the request declared its length: the SII's upload gateway needs it (REFERENCE §7.3). */
+/** True when the request declared its length: the SII's upload gateway needs it (docs/sii-reference.md §7.3). */
 export function hasContentLength(req: IncomingMessage): boolean {
   return req.headers['content-length'] !== undefined && req.headers['transfer-encoding'] === undefined;
 }
@@ -52,7 +52,7 @@ export function mediaType(req: IncomingMessage): string {
   return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-/** True when the User-Agent carries `PROG 1.0`, which the SII's upload gateways demand (REFERENCE §7.3). */
+/** True when the User-Agent carries `PROG 1.0`, which the SII's upload gateways demand (docs/sii-reference.md §7.3). */
 export function hasProgUserAgent(req: IncomingMessage): boolean {
   return (req.headers['user-agent'] ?? '').includes('PROG 1.0');
 }

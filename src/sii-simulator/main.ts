@@ -50,11 +50,11 @@ function loadOrCreateKey(dir: string): { key: KeyObject; publicPemPath: string }
  * accepts any certificate with a holder RUT whose signature verifies (it has no CA list), and a
  * newcomer has no real one at hand. Kept in the data dir with its password beside it.
  */
-function loadOrCreateTestCertificate(dir: string): { path: string; password: string } {
+function loadOrCreateTestCertificate(dir: string): { path: string; password: string; passwordPath: string } {
   const path = resolve(dir, 'sii-sim-firma.p12');
   const passwordPath = resolve(dir, 'sii-sim-firma.password');
   if (existsSync(path) && existsSync(passwordPath)) {
-    return { path, password: readFileSync(passwordPath, 'utf8').trim() };
+    return { path, password: readFileSync(passwordPath, 'utf8').trim(), passwordPath };
   }
   const { p12, password } = generateTestCertificate({
     holderRut: '13185095-6',
@@ -62,7 +62,7 @@ function loadOrCreateTestCertificate(dir: string): { path: string; password: str
   });
   writeFileSync(path, p12, { mode: 0o600 });
   writeFileSync(passwordPath, `${password}\n`, { mode: 0o600 });
-  return { path, password };
+  return { path, password, passwordPath };
 }
 
 async function main(): Promise<void> {
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
   process.stderr.write(
     `sii-sim: listening on ${base}. Set the lines below in Timbre's environment (.env).\n` +
       `sii-sim: a test signing certificate (holder 13185095-6) for live issuers: ${cert.path}\n` +
-      `sii-sim:   npm run cli -- cert import --rut <issuer RUT> --file ${cert.path} --password ${cert.password}\n`,
+      `sii-sim:   npm run cli -- cert import --rut <issuer RUT> --file ${cert.path} --password-stdin < ${cert.passwordPath}\n`,
   );
   process.stdout.write(
     [

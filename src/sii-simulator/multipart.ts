@@ -1,6 +1,6 @@
 /**
  * multipart/form-data (RFC 7578) as the SII's upload endpoints read it: parts `rutSender`,
- * `dvSender`, `rutCompany`, `dvCompany` and the file `archivo` ([UPL] Anexo 3, REFERENCE §7.3).
+ * `dvSender`, `rutCompany`, `dvCompany` and the file `archivo` ([UPL] Anexo 3, docs/sii-reference.md §7.3).
  * File bytes are kept as sent (an EnvioDTE is ISO-8859-1).
  */
 

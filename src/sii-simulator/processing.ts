@@ -1,5 +1,5 @@
 /**
- * What happens to a file after the SII received it (REFERENCE §7.4, §7.7): the envelope walks
+ * What happens to a file after the SII received it (docs/sii-reference.md §7.4, §7.7): the envelope walks
  * REC → SOK → FOK → PDR → CRT → EPR, one step per processing delay, or stops at the step
  * where it is rejected as a whole (RSC schema, RFR SetDTE signature, RCT Carátula, RPT
  * repeated file on the REST API). At EPR every document has its verdict.
@@ -27,7 +27,7 @@ import {
   type UploadRecord,
 } from './state.ts';
 
-/** The SII refuses the same bytes again for 900 s with STATUS 99 ([RURAL], REFERENCE §7.3). */
+/** The SII refuses the same bytes again for 900 s with STATUS 99 ([RURAL], docs/sii-reference.md §7.3). */
 export const DUPLICATE_WINDOW_MS = 900_000;
 
 const ACCEPTED_PATH: EnvelopeEstado[] = ['REC', 'SOK', 'FOK', 'PDR', 'CRT', 'EPR'];
@@ -133,7 +133,7 @@ export class Processor {
   }
 
   private newTrackId(channel: Channel): string {
-    // DTEUpload track ids have 10 positions, the boleta REST ones 15 digits ([BOLT], REFERENCE §7.3).
+    // DTEUpload track ids have 10 positions, the boleta REST ones 15 digits ([BOLT], docs/sii-reference.md §7.3).
     if (channel === 'dteupload') return String(this.nextDteTrackId++).padStart(10, '0');
     return String(this.nextBoletaTrackId++);
   }

@@ -1,7 +1,7 @@
 /**
- * The status answers: QueryEstUp / boleta.electronica.envio/{…} for an upload (REFERENCE §7.4)
+ * The status answers: QueryEstUp / boleta.electronica.envio/{…} for an upload (docs/sii-reference.md §7.4)
  * and QueryEstDte / boleta.electronica/{…}/estado for a document (§7.5), in the shapes of
- * shared/sii/responses (queryestup_*, queryestdte_*, boleta_rest_*).
+ * test/fixtures/sii/responses (queryestup_*, queryestdte_*, boleta_rest_*).
  */
 import { santiagoTimestamp } from '../dte/chile-time.ts';
 import { respuesta } from './respuesta.ts';
@@ -40,7 +40,7 @@ export function countsOf(documents: readonly DocumentResult[]): TypeCounts[] {
   return [...byType.values()].sort((a, b) => a.type - b.type);
 }
 
-/** The estado an upload shows now; the REST API spells PDR as PRD (REFERENCE §7.4). */
+/** The estado an upload shows now; the REST API spells PDR as PRD (docs/sii-reference.md §7.4). */
 export function visibleEstado(upload: UploadRecord): string {
   const estado: EnvelopeEstado = currentEstado(upload);
   return upload.channel === 'boleta-rest' && estado === 'PDR' ? 'PRD' : estado;
@@ -164,7 +164,7 @@ export function restEnvioStatus(upload: UploadRecord): Record<string, unknown> {
   };
 }
 
-/** QueryEstDte codes and ERR_CODE values (REFERENCE §7.5; glosas as the SII and LibreDTE write them). */
+/** QueryEstDte codes and ERR_CODE values (docs/sii-reference.md §7.5; glosas as the SII and LibreDTE write them). */
 const DOCUMENT_STATES = {
   DOK: [0, 'Documento Recibido por el SII. Datos Coinciden con los Registrados'],
   DNK: [1, 'Documento Recibido por el SII pero Datos NO Coinciden con los registrados'],

@@ -1,5 +1,5 @@
 /**
- * A DTE as the SII reads it out of an envelope: cut out verbatim (REFERENCE §5.1) and parsed
+ * A DTE as the SII reads it out of an envelope: cut out verbatim (docs/sii-reference.md §5.1) and parsed
  * alone, with the fields the checks compare (IdDoc, Emisor, Receptor, Totales, Referencia, TED).
  */
 import type { Caf } from '../dte/caf.ts';
@@ -48,7 +48,7 @@ export interface ReceivedDte {
   date: string;
   issuerRut: string;
   receiverRut: string;
-  /** MntTotal as written (the TED's MNT must be byte-identical, REFERENCE §3.1). */
+  /** MntTotal as written (the TED's MNT must be byte-identical, docs/sii-reference.md §3.1). */
   total: string;
   refs: ReceivedReference[];
   /** Null when the document carries no TED, or one that cannot be read. */

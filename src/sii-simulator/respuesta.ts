@@ -1,18 +1,21 @@
 /**
  * The SII's RESPUESTA documents (namespace http://www.sii.cl/XMLSchema), in the exact shapes of
- * shared/sii/responses: a RESP_HDR with ESTADO (and GLOSA / TRACKID / ERR_CODE …) and an
+ * test/fixtures/sii/responses: a RESP_HDR with ESTADO (and GLOSA / TRACKID / ERR_CODE …) and an
  * optional RESP_BODY. The SII writes them on one line; for EPR it puts RESP_BODY *before*
- * RESP_HDR (captured live, REFERENCE §7.4), and so does the simulator, so a client that
+ * RESP_HDR (captured live, docs/sii-reference.md §7.4), and so does the simulator, so a client that
  * depends on the order fails here first.
  */
-import { escapeXml } from '../dte/xml-text.ts';
+import { create } from 'xmlbuilder2';
+import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 
 const RESPUESTA_NS = 'http://www.sii.cl/XMLSchema';
 
 export type Field = readonly [name: string, value: string | number];
 
-function fields(list: readonly Field[]): string {
-  return list.map(([name, value]) => `<${name}>${escapeXml(String(value))}</${name}>`).join('');
+/** Unsigned answers are built with xmlbuilder2 (escaping and namespaces are its job). */
+function section(root: XMLBuilder, name: 'RESP_HDR' | 'RESP_BODY', list: readonly Field[]): void {
+  const el = root.ele(RESPUESTA_NS, `SII:${name}`);
+  for (const [field, value] of list) el.ele(field).txt(String(value));
 }
 
 export interface RespuestaParts {
@@ -26,12 +29,14 @@ export interface RespuestaParts {
 }
 
 export function respuesta(parts: RespuestaParts): string {
-  const hdr = `<SII:RESP_HDR>${fields(parts.hdr)}</SII:RESP_HDR>`;
-  const body = parts.body ? `<SII:RESP_BODY>${fields(parts.body)}</SII:RESP_BODY>` : '';
-  const inner = parts.bodyFirst ? body + hdr : hdr + body;
+  const root = create().ele(RESPUESTA_NS, 'SII:RESPUESTA');
+  if (parts.body && parts.bodyFirst) section(root, 'RESP_BODY', parts.body);
+  section(root, 'RESP_HDR', parts.hdr);
+  if (parts.body && !parts.bodyFirst) section(root, 'RESP_BODY', parts.body);
+  // The declaration is written by hand: the SII's two spellings differ from xmlbuilder2's.
   const declaration =
     parts.declaration === 'bare' ? '<?xml version="1.0"?>' : '<?xml version="1.0" encoding="UTF-8"?>\n';
-  return `${declaration}<SII:RESPUESTA xmlns:SII="${RESPUESTA_NS}">${inner}</SII:RESPUESTA>`;
+  return declaration + root.end({ headless: true });
 }
 
 /** CrSeed.getSeed / boleta.electronica.semilla. */

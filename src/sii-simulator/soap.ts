@@ -1,11 +1,11 @@
 /**
  * The SII's Apache Axis SOAP services (DTEWS), written by hand: rpc style, one operation
- * element in the Body whose children are the parameters (REFERENCE §7.2, the vendored WSDLs).
+ * element in the Body whose children are the parameters (docs/sii-reference.md §7.2, the vendored WSDLs).
  *
  * Requests are read by local element names: the SII's production WSDLs declare
  * `http://DefaultNamespace`, the certification copies `https://maullin.sii.cl/DTEWS/<X>.jws`,
- * and clients send either (TOOLCHAIN §7). Answers are shaped like the SII's
- * (shared/sii/responses/*_response.soap.xml): the RESPUESTA document travels as an
+ * and clients send either. Answers are shaped like the SII's
+ * (test/fixtures/sii/responses/*_response.soap.xml): the RESPUESTA document travels as an
  * entity-escaped string inside `<opReturn xsi:type="xsd:string">`.
  */
 import { readFileSync } from 'node:fs';

@@ -4,13 +4,13 @@
  * checked against). Nothing here touches Timbre's database.
  */
 
-/** Channels a file can arrive by (REFERENCE §7.3, §7.6). */
+/** Channels a file can arrive by (docs/sii-reference.md §7.3, §7.6). */
 export type Channel = 'dteupload' | 'boleta-rest';
 
 export type EnvelopeKind = 'dte' | 'boleta';
 
 /**
- * Envelope states (REFERENCE §7.4). In-progress: REC, SOK, FOK, PDR (the REST API says PRD),
+ * Envelope states (docs/sii-reference.md §7.4). In-progress: REC, SOK, FOK, PDR (the REST API says PRD),
  * CRT; terminal: EPR, or a reject of the whole envelope: RSC, RFR, RCT, RPT.
  */
 export type EnvelopeEstado = 'REC' | 'SOK' | 'FOK' | 'PDR' | 'CRT' | 'EPR' | 'RSC' | 'RFR' | 'RCT' | 'RPT';
@@ -30,7 +30,7 @@ export const ENVELOPE_GLOSAS: Record<EnvelopeEstado, string> = {
 
 /**
  * An error on a document or an envelope, written by the SII as SECCION-NIVEL-CODIGO
- * (e.g. DTE-3-505); level 1 = reparo leve, 2 = reparo, 3 = rechazo (REFERENCE §7.4).
+ * (e.g. DTE-3-505); level 1 = reparo leve, 2 = reparo, 3 = rechazo (docs/sii-reference.md §7.4).
  */
 export interface SiiError {
   section: string;
@@ -44,7 +44,7 @@ export const errorText = (e: SiiError): string => `(${errorCode(e)}) ${e.descrip
 
 /**
  * The verdict on one document after EPR: accepted, accepted with objections (RLV leve,
- * RPR reparo) or rejected (RCH) (REFERENCE §7.4, RESULTADO_ENVIO).
+ * RPR reparo) or rejected (RCH) (docs/sii-reference.md §7.4, RESULTADO_ENVIO).
  */
 export type DocumentEstado = 'ACEPTADO' | 'RLV' | 'RPR' | 'RCH';
 
@@ -64,7 +64,7 @@ export interface EnvelopeRejection {
 }
 
 export interface UploadRecord {
-  /** 10 digits for DTEUpload, 15 for the boleta REST API (REFERENCE §7.3, §7.6). */
+  /** 10 digits for DTEUpload, 15 for the boleta REST API (docs/sii-reference.md §7.3, §7.6). */
   trackId: string;
   channel: Channel;
   filename: string;

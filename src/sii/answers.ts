@@ -1,6 +1,6 @@
 /**
  * Readers of the SII's answers, pure: text in, the SiiClient's types out. Samples of every
- * shape are in shared/sii/responses (SOURCES.md says which are official). Anything that is not
+ * shape are in test/fixtures/sii/responses (SOURCES.md says which are official). Anything that is not
  * the documented shape is a SiiProtocolError; what an answer *means* for retrying or
  * re-authenticating is decided by the client (src/sii/client.ts).
  */
@@ -54,12 +54,12 @@ export interface AuthAnswer {
   value: string | null;
 }
 
-/** getSeed / boleta.electronica.semilla → SEMILLA (REFERENCE §7.2 step 1). */
+/** getSeed / boleta.electronica.semilla → SEMILLA (docs/sii-reference.md §7.2 step 1). */
 export function readSeedAnswer(xml: string): AuthAnswer {
   return authAnswer('getSeed', xml, 'SEMILLA');
 }
 
-/** getToken / boleta.electronica.token → TOKEN (REFERENCE §7.2 step 3). */
+/** getToken / boleta.electronica.token → TOKEN (docs/sii-reference.md §7.2 step 3). */
 export function readTokenAnswer(xml: string): AuthAnswer {
   return authAnswer('getToken', xml, 'TOKEN');
 }
@@ -71,7 +71,7 @@ function authAnswer(op: string, xml: string, field: string): AuthAnswer {
 }
 
 /**
- * ESTADO values of the query services that mean "your token is no good" (REFERENCE §7.4:
+ * ESTADO values of the query services that mean "your token is no good" (docs/sii-reference.md §7.4:
  * 001 cookie/token inactivo, 002 token inactivo, 003 token no existe; §7.5 the same).
  */
 export function isTokenEstado(estado: string): boolean {
@@ -119,7 +119,7 @@ function typeCounts(op: string, body: [string, string][]): TypeCount[] {
   return counts;
 }
 
-/** QueryEstUp.getEstUp's RESPUESTA (REFERENCE §7.4). */
+/** QueryEstUp.getEstUp's RESPUESTA (docs/sii-reference.md §7.4). */
 export function readEstUpAnswer(xml: string): UploadStatus {
   const op = 'getEstUp';
   const r = readRespuesta(op, xml);
@@ -132,7 +132,7 @@ export function readEstUpAnswer(xml: string): UploadStatus {
   };
 }
 
-/** QueryEstDte.getEstDte's RESPUESTA (REFERENCE §7.5): ESTADO, GLOSA_ESTADO, ERR_CODE, GLOSA_ERR. */
+/** QueryEstDte.getEstDte's RESPUESTA (docs/sii-reference.md §7.5): ESTADO, GLOSA_ESTADO, ERR_CODE, GLOSA_ERR. */
 export function readEstDteAnswer(xml: string): DocumentStatus {
   const r = readRespuesta('getEstDte', xml);
   const glosa = [r.hdr.get('GLOSA_ESTADO') || r.hdr.get('GLOSA'), r.hdr.get('GLOSA_ERR')].filter(Boolean).join('; ');
@@ -145,7 +145,7 @@ export function readEstDteAnswer(xml: string): DocumentStatus {
 }
 
 // ---------------------------------------------------------------------------------------------
-// RECEPCIONDTE: the answer of cgi_dte/UPL/DTEUpload (REFERENCE §7.3)
+// RECEPCIONDTE: the answer of cgi_dte/UPL/DTEUpload (docs/sii-reference.md §7.3)
 // ---------------------------------------------------------------------------------------------
 
 /**
@@ -171,7 +171,7 @@ export function readRecepcionDte(xml: string): UploadResult {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Boleta REST API, JSON answers (REFERENCE §7.6)
+// Boleta REST API, JSON answers (docs/sii-reference.md §7.6)
 // ---------------------------------------------------------------------------------------------
 
 const trackIdSchema = z.union([z.number().int().nonnegative(), z.string().regex(/^\d+$/)]).transform(String);
@@ -234,7 +234,7 @@ export function readBoletaUpload(json: string): UploadResult {
   return { status: 0, trackId: answer.trackid, detail: [], raw: json };
 }
 
-/** The REST answer has no glosa; these are the SII's texts for its states (REFERENCE §7.4). */
+/** The REST answer has no glosa; these are the SII's texts for its states (docs/sii-reference.md §7.4). */
 const REST_GLOSAS: Record<string, string> = {
   REC: 'Envío Recibido',
   SOK: 'Schema Validado',
@@ -268,7 +268,7 @@ function errorLine(e: BoletaError): string {
 }
 
 /**
- * GET boleta.electronica.envio/{rut}-{dv}-{trackid} (REFERENCE §7.6). `detalle_rep_rech`
+ * GET boleta.electronica.envio/{rut}-{dv}-{trackid} (docs/sii-reference.md §7.6). `detalle_rep_rech`
  * entries naming a document (tipo and folio) become verdicts; entries without them describe
  * the whole envelope (e.g. an RSC schema error) and are added to the glosa.
  */
@@ -295,7 +295,7 @@ export function readBoletaUploadStatus(json: string): UploadStatus {
   return { estado: answer.estado, glosa, counts, documents, raw: json };
 }
 
-/** GET boleta.electronica/{rut}-{dv}-{tipo}-{folio}/estado → `{codigo, descripcion}` (REFERENCE §7.5). */
+/** GET boleta.electronica/{rut}-{dv}-{tipo}-{folio}/estado → `{codigo, descripcion}` (docs/sii-reference.md §7.5). */
 export function readBoletaDocumentStatus(json: string): DocumentStatus {
   const answer = readJson('boleta.electronica estado', json, boletaDocumentStatusSchema);
   return { estado: answer.codigo, glosa: answer.descripcion, errorCode: null, raw: json };

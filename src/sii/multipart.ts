@@ -1,6 +1,6 @@
 /**
- * The multipart/form-data body of DTEUpload and of the boleta REST upload (REFERENCE §7.3,
- * §7.6; shared/sii/responses/dteupload_multipart_request.txt, from [UPL] Anexo 3).
+ * The multipart/form-data body of DTEUpload and of the boleta REST upload (docs/sii-reference.md §7.3,
+ * §7.6; test/fixtures/sii/responses/dteupload_multipart_request.txt, from [UPL] Anexo 3).
  *
  * Built whole, as one Buffer, so the request carries a real Content-Length: the SII gateway
  * reads only the first chunk of a chunked body (~4 KB) and then reports a cut file. The file

@@ -1,19 +1,19 @@
 /**
  * SOAP 1.1 for the SII's DTEWS services (CrSeed, GetTokenFromSeed, QueryEstUp, QueryEstDte;
- * REFERENCE §7.2, §7.4, §7.5), written by hand rather than through the `soap` package:
+ * docs/sii-reference.md §7.2, §7.4, §7.5), written by hand rather than through the `soap` package:
  *
  * - the request has exactly the shape of the SII manual's example ([AUTH] §4.1.2, §4.1.4;
- *   shared/sii/responses/*_request.soap.xml): rpc/encoded, `SOAP-ENV:encodingStyle`, each part
+ *   test/fixtures/sii/responses/*_request.soap.xml): rpc/encoded, `SOAP-ENV:encodingStyle`, each part
  *   typed `xsi:type="xsd:string"`. The `soap` package drives its message from the WSDL, and
  *   the vendored WSDLs are LibreDTE's edited copies (`use="literal"`, maullin namespaces), so
- *   it sends neither encodingStyle nor xsi:type (TOOLCHAIN §7) — a shape the SII never
+ *   it sends neither encodingStyle nor xsi:type — a shape the SII never
  *   documented;
  * - the transport stays ours (src/sii/http.ts), which is what lets a failure be classified by
  *   how far the request got; the package's HTTP layer does not say;
  * - nothing is read at run time: no WSDL parsing, no network fetch of WSDLs.
  *
  * Answers are read by local name only: production WSDLs use `http://DefaultNamespace`, the
- * manual's examples the service URL, `soap.listen` its own prefix (REFERENCE §7.2). The return
+ * manual's examples the service URL, `soap.listen` its own prefix (docs/sii-reference.md §7.2). The return
  * value is a string holding entity-escaped XML; the DOM parser unescapes it.
  */
 import type { Element, Node as XmlNode } from '@xmldom/xmldom';

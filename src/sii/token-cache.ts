@@ -1,5 +1,5 @@
 /**
- * SII tokens, cached per certificate and service (REFERENCE §7.2 step 4, §7.6: a DTEWS token
+ * SII tokens, cached per certificate and service (docs/sii-reference.md §7.2 step 4, §7.6: a DTEWS token
  * is not valid for the boleta API and vice versa).
  *
  * - An entry lives `ttlMs` from the moment its token was obtained. The SII does not publish a

@@ -5,7 +5,7 @@
  * HTTP (src/sii/client.ts); the local simulator (src/sii-simulator/) answers the same
  * protocol, so tests exercise the real client against it.
  *
- * Two services exist (REFERENCE §7): "dte" (DTEWS SOAP + cgi_dte/UPL/DTEUpload) for facturas,
+ * Two services exist (docs/sii-reference.md §7): "dte" (DTEWS SOAP + cgi_dte/UPL/DTEUpload) for facturas,
  * notas and guías, and "boleta" (the boleta REST API) for types 39 and 41. Their tokens are
  * not interchangeable.
  */
@@ -28,7 +28,7 @@ export interface UploadInput {
 export interface UploadResult {
   /**
    * DTEUpload STATUS (0 = received; 99 = the same file was already received, `trackId` is the
-   * earlier one; 1..9 = refused, REFERENCE §7.3). The boleta REST upload maps to 0 on success.
+   * earlier one; 1..9 = refused, docs/sii-reference.md §7.3). The boleta REST upload maps to 0 on success.
    */
   status: number;
   trackId: string | null;

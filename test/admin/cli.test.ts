@@ -14,7 +14,7 @@ import { generateCaf } from '../../src/dte/caf.ts';
 import { generateTestCertificate } from '../../src/dte/certificate.ts';
 import { nextRut, TEST_MASTER_KEY } from '../helpers/app.ts';
 import { createTestDatabase } from '../helpers/db.ts';
-import { sharedPath } from '../helpers/shared-path.ts';
+import { fixturePath } from '../helpers/fixtures.ts';
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let env: Record<string, string>;
@@ -267,9 +267,31 @@ describe('cert import', () => {
     return path;
   }
 
+  // Fixed passwords: a random one begins with "-" now and then, which must work but should be
+  // tested on purpose (below), not by chance.
+  async function cliWithStdin(stdin: string, ...argv: string[]) {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(argv, {
+      env,
+      stdout: (t) => {
+        stdout += t;
+      },
+      stderr: (t) => {
+        stderr += t;
+      },
+      readStdin: async () => stdin,
+    });
+    return { code, stdout, stderr, json: () => JSON.parse(stdout) };
+  }
+
   it('imports a valid certificate and reports its holder and validity', async () => {
     const v = await createIssuer();
-    const { p12, password } = generateTestCertificate({ holderRut: '13185095-6', name: 'JOSÉ PÉREZ NÚÑEZ' });
+    const { p12, password } = generateTestCertificate({
+      holderRut: '13185095-6',
+      name: 'JOSÉ PÉREZ NÚÑEZ',
+      password: 'correct horse battery',
+    });
     const r = await cli(
       'cert',
       'import',
@@ -303,10 +325,59 @@ describe('cert import', () => {
       name: 'A',
       notBefore: new Date(Date.now() - 400 * 86400_000),
       validDays: 30,
+      password: 'expired-but-right',
     });
     const r = await cli('cert', 'import', '--rut', v.rut, '--file', writeP12('old.p12', p12), '--password', password);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/expired/i);
+  });
+
+  it('accepts a password that begins with "-", as --password=-x and as --password -x', async () => {
+    const password = '-x9_dash-first';
+    const { p12 } = generateTestCertificate({ holderRut: '13185095-6', name: 'DASH', password });
+    const file = writeP12('dash.p12', p12);
+    for (const form of [[`--password=${password}`], ['--password', password]]) {
+      const v = await createIssuer();
+      const r = await cli('cert', 'import', '--rut', v.rut, '--file', file, ...form, '--json');
+      expect(r.code, `${form.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(r.json().subject).toContain('DASH');
+    }
+  });
+
+  it('reads the password from stdin with --password-stdin (one final newline dropped)', async () => {
+    const password = '-from stdin ñ';
+    const { p12 } = generateTestCertificate({ holderRut: '13185095-6', name: 'STDIN', password });
+    const file = writeP12('stdin.p12', p12);
+    const v = await createIssuer();
+    const r = await cliWithStdin(`${password}\n`, 'cert', 'import', '--rut', v.rut, '--file', file, '--password-stdin');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('STDIN');
+    expect(r.stdout).not.toContain(password);
+    const wrong = await cliWithStdin('nope\n', 'cert', 'import', '--rut', v.rut, '--file', file, '--password-stdin');
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/password/i);
+  });
+
+  it('without a password and without a terminal, or with both forms, is a usage error (exit 2)', async () => {
+    const v = await createIssuer();
+    const { p12 } = generateTestCertificate({ holderRut: '13185095-6', name: 'A', password: 'pw' });
+    const file = writeP12('none.p12', p12);
+    const none = await cli('cert', 'import', '--rut', v.rut, '--file', file);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/--password-stdin/);
+    const both = await cliWithStdin(
+      'pw',
+      'cert',
+      'import',
+      '--rut',
+      v.rut,
+      '--file',
+      file,
+      '--password',
+      'pw',
+      '--password-stdin',
+    );
+    expect(both.code).toBe(2);
   });
 
   it('refuses a .p12 without a private key and one without the holder RUT', async () => {
@@ -349,7 +420,7 @@ describe('cert import', () => {
 });
 
 describe('caf import', () => {
-  const sample = () => readFileSync(sharedPath('sii', 'caf', 'CAF_T33_97975000-5_F1-200_ejemplo_SII.xml'));
+  const sample = () => readFileSync(fixturePath('sii', 'caf', 'CAF_T33_97975000-5_F1-200_ejemplo_SII.xml'));
 
   it("imports the SII's certification CAF (FRMA verified with the IDK 100 key) and refuses it twice", async () => {
     await createIssuer('97975000-5');

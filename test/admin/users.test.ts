@@ -162,7 +162,7 @@ describe('cli user', () => {
       stderr: (s) => {
         stderr += s;
       },
-      ...(stdin !== undefined && { stdin: async () => stdin }),
+      ...(stdin !== undefined && { readStdin: async () => stdin }),
     });
     return { code, stdout, stderr, json: () => JSON.parse(stdout) };
   }

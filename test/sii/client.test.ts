@@ -1,6 +1,6 @@
 /**
  * The real SII client (src/sii/client.ts) against a small local HTTP server that answers with
- * the SII's own sample answers from shared/sii/responses (read from disk, unchanged unless a
+ * the SII's own sample answers from test/fixtures/sii/responses (read from disk, unchanged unless a
  * test says why) and records every request it receives. The requests are checked against the
  * shapes of the SII's manuals; the answers' parsing against the samples' contents.
  *
@@ -27,14 +27,14 @@ import {
   SiiProtocolError,
   SiiUnavailableError,
 } from '../../src/sii/types.ts';
-import { sharedPath } from '../helpers/shared-path.ts';
+import { fixturePath } from '../helpers/fixtures.ts';
 import { xmlsecVerify } from '../helpers/verify.ts';
 
 // ---------------------------------------------------------------------------------------------
 // The SII's sample answers
 // ---------------------------------------------------------------------------------------------
 
-const sample = (name: string) => readFileSync(sharedPath('sii', 'responses', name), 'utf8');
+const sample = (name: string) => readFileSync(fixturePath('sii', 'responses', name), 'utf8');
 
 /** The token in the official getToken answer ([AUTH] §5.2.3.2). */
 const SAMPLE_TOKEN = 'XAuSbYXiNh9Ik';
@@ -121,7 +121,7 @@ class FakeSii {
     this.on('GET /recursos/v1/boleta.electronica/*', () => json(sample('boleta_rest_estado_boleta_DOK.json')));
     this.on('POST /cvc_cgi/dte/of_genera_archivo', () => ({
       contentType: 'text/xml',
-      body: readFileSync(sharedPath('sii', 'caf', 'CAF_T33_97975000-5_F1-200_ejemplo_SII.xml')),
+      body: readFileSync(fixturePath('sii', 'caf', 'CAF_T33_97975000-5_F1-200_ejemplo_SII.xml')),
     }));
   }
 
@@ -229,7 +229,7 @@ const partName = (p: Part) => /name="([^"]*)"/.exec(p.headers['content-dispositi
 
 const HOLDER_RUT = '7880442-4';
 const ISSUER_RUT = '97975000-5';
-const envelope = readFileSync(sharedPath('sii', 'samples', 'sobres', 'EnvioDTE_F60T33_ejemplo_oficial_SII.xml'));
+const envelope = readFileSync(fixturePath('sii', 'samples', 'sobres', 'EnvioDTE_F60T33_ejemplo_oficial_SII.xml'));
 
 const sii = new FakeSii();
 let cert: SigningCertificate;
@@ -276,7 +276,7 @@ beforeEach(() => sii.reset());
 // Authentication
 // ---------------------------------------------------------------------------------------------
 
-describe('DTEWS authentication (REFERENCE §7.2)', () => {
+describe('DTEWS authentication (docs/sii-reference.md §7.2)', () => {
   it('asks CrSeed.getSeed with no parameters, as the manual shows', async () => {
     await client().uploadStatus(dteStatus());
     const [req] = sii.to('POST /DTEWS/CrSeed.jws');
@@ -469,7 +469,7 @@ describe('re-authentication after a token error', () => {
 // Upload
 // ---------------------------------------------------------------------------------------------
 
-describe('DTEUpload (REFERENCE §7.3)', () => {
+describe('DTEUpload (docs/sii-reference.md §7.3)', () => {
   it('posts multipart rutSender, dvSender, rutCompany, dvCompany, archivo with the token cookie', async () => {
     const result = await client().upload(dteUpload());
     const [req] = sii.to('POST /cgi_dte/UPL/DTEUpload');
@@ -530,7 +530,7 @@ describe('DTEUpload (REFERENCE §7.3)', () => {
   });
 });
 
-describe('boleta REST upload (REFERENCE §7.6)', () => {
+describe('boleta REST upload (docs/sii-reference.md §7.6)', () => {
   it('posts the same multipart to {SII_BOLETA_UPLOAD_URL}/boleta.electronica.envio, JSON answer → status 0', async () => {
     const result = await client().upload({ ...dteUpload(), service: 'boleta', filename: 'EnvioBOLETA.xml' });
     expect(sii.to('POST /cgi_dte/UPL/DTEUpload')).toHaveLength(0);
@@ -561,7 +561,7 @@ describe('boleta REST upload (REFERENCE §7.6)', () => {
 // Upload status
 // ---------------------------------------------------------------------------------------------
 
-describe('getEstUp (REFERENCE §7.4)', () => {
+describe('getEstUp (docs/sii-reference.md §7.4)', () => {
   it('sends RutCompania, DvCompania, TrackId, Token in that order', async () => {
     await client().uploadStatus(dteStatus('0251753678'));
     const call = soapCall(sii.to('POST /DTEWS/QueryEstUp.jws')[0]!);
@@ -612,7 +612,7 @@ describe('getEstUp (REFERENCE §7.4)', () => {
   });
 });
 
-describe('boleta upload status (REFERENCE §7.6)', () => {
+describe('boleta upload status (docs/sii-reference.md §7.6)', () => {
   it('GET boleta.electronica.envio/{rut}-{dv}-{trackid}: EPR with estadistica and detalle_rep_rech', async () => {
     const status = await client().uploadStatus({ ...dteStatus('32124491'), service: 'boleta' });
     const [req] = sii.to('GET /recursos/v1/boleta.electronica.envio/*');
@@ -664,7 +664,7 @@ function documentInput() {
   };
 }
 
-describe('getEstDte (REFERENCE §7.5)', () => {
+describe('getEstDte (docs/sii-reference.md §7.5)', () => {
   it('sends the eleven parameters, consultant = certificate holder, date DDMMAAAA', async () => {
     await client().documentStatus(documentInput());
     const call = soapCall(sii.to('POST /DTEWS/QueryEstDte.jws')[0]!);
@@ -729,7 +729,7 @@ describe('getEstDte (REFERENCE §7.5)', () => {
 // CAF request
 // ---------------------------------------------------------------------------------------------
 
-describe('requestCaf (REFERENCE §8, portal step of_genera_archivo)', () => {
+describe('requestCaf (docs/sii-reference.md §8, portal step of_genera_archivo)', () => {
   const cafInput = () => ({ cert, issuerRut: ISSUER_RUT, type: 33, count: 200 });
 
   it('posts the form with the DTEWS token, a Referer and PROG 1.0; returns the CAF bytes', async () => {
@@ -745,7 +745,7 @@ describe('requestCaf (REFERENCE §8, portal step of_genera_archivo)', () => {
       COD_DOCTO: '33',
       CANT_DOCTOS: '200',
     });
-    expect(caf.equals(readFileSync(sharedPath('sii', 'caf', 'CAF_T33_97975000-5_F1-200_ejemplo_SII.xml')))).toBe(true);
+    expect(caf.equals(readFileSync(fixturePath('sii', 'caf', 'CAF_T33_97975000-5_F1-200_ejemplo_SII.xml')))).toBe(true);
   });
 
   it('an HTML page instead of a CAF → SiiProtocolError with the page text', async () => {
@@ -934,7 +934,7 @@ describe('against soap.listen with the vendored WSDLs', () => {
   it('getSeed, getToken and getEstUp are dispatched, and their answers read', async () => {
     const wsdl = (name: string) => readFileSync(resolve('resources/sii/wsdl/maullin', `${name}.wsdl`), 'utf8');
     const seen: Record<string, unknown> = {};
-    // Parts sent with xsi:type arrive as { attributes, $value } in soap's server (TOOLCHAIN §7).
+    // Parts sent with xsi:type arrive as { attributes, $value } in soap's server.
     const value = (part: unknown) => (part as { $value?: string })?.$value ?? part;
     const server = http.createServer((_req, res) => {
       res.statusCode = 404;

@@ -1,6 +1,6 @@
 /**
  * The local SII simulator, driven the way a client talks to the real SII: plain fetch with
- * hand-written SOAP envelopes shaped like shared/sii/responses/*request*, multipart uploads
+ * hand-written SOAP envelopes shaped like test/fixtures/sii/responses/*request*, multipart uploads
  * with Cookie TOKEN and a PROG 1.0 User-Agent, and real signed DTEs built by Timbre's own
  * pipeline (request → totals → TED → DTE XML → signature → envelope).
  */
@@ -51,7 +51,7 @@ function certificateFor(holderRut: string): SigningCertificate {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Talking SOAP like the samples in shared/sii/responses
+// Talking SOAP like the samples in test/fixtures/sii/responses
 // ---------------------------------------------------------------------------------------------
 
 function soapEnvelope(service: string, operation: string, params: Record<string, string>): string {
@@ -424,10 +424,10 @@ describe('authentication (CrSeed / GetTokenFromSeed)', () => {
     token = await dtewsToken(base, cert);
   });
 
-  it('works with the soap npm package through the served WSDL (TOOLCHAIN §7)', async () => {
+  it('works with the soap npm package through the served WSDL', async () => {
     const client = await soapPackage.createClientAsync(`${base}/DTEWS/CrSeed.jws?wsdl`);
     const [result] = await client.getSeedAsync(null);
-    // As against the real Axis: the string comes as { attributes, $value } (TOOLCHAIN §7 gotcha 2).
+    // As against the real Axis: the string comes as { attributes, $value }.
     expect(one(result.getSeedReturn.$value, 'SEMILLA')).toMatch(/^\d{12}$/);
     const query = await soapPackage.createClientAsync(`${base}/DTEWS/QueryEstUp.jws?wsdl`);
     const [estado] = await query.getEstUpAsync({

@@ -1,5 +1,5 @@
 /**
- * CAF files (src/dte/caf.ts, REFERENCE §2): the SII's own certification CAF (a genuine FRMA by
+ * CAF files (src/dte/caf.ts, docs/sii-reference.md §2): the SII's own certification CAF (a genuine FRMA by
  * the IDK 100 key, with a published private key) and CAFs generated for sandbox and the
  * simulator.
  */
@@ -25,9 +25,9 @@ import { computeDocument } from '../../src/dte/totals.ts';
 import { buildDteXml } from '../../src/dte/dte-xml.ts';
 import { encodeLatin1 } from '../../src/dte/xml-text.ts';
 import { ISSUER, textOf } from '../helpers/dte-pipeline.ts';
-import { sharedPath } from '../helpers/shared-path.ts';
+import { fixturePath, referenceChecksums, sha256 } from '../helpers/fixtures.ts';
 
-const SII_CAF_FILE = sharedPath('sii', 'caf', 'CAF_T33_97975000-5_F1-200_ejemplo_SII.xml');
+const SII_CAF_FILE = fixturePath('sii', 'caf', 'CAF_T33_97975000-5_F1-200_ejemplo_SII.xml');
 const siiCafText = readFileSync(SII_CAF_FILE, 'latin1');
 const siiCaf = parseCaf(readFileSync(SII_CAF_FILE));
 
@@ -74,7 +74,7 @@ describe('the SII example CAF', () => {
     expect(siiCaf.privateKeyPem).toMatch(/^-----BEGIN RSA PRIVATE KEY-----\n[\s\S]+-----END RSA PRIVATE KEY-----$/);
   });
 
-  it('keeps <CAF> and <DA> flattened, as the TED embeds them (REFERENCE §3.2)', () => {
+  it('keeps <CAF> and <DA> flattened, as the TED embeds them (docs/sii-reference.md §3.2)', () => {
     expect(siiCaf.cafXml).toMatch(/^<CAF version="1.0"><DA><RE>97975000-5<\/RE><RS>RUT DE PRUEBA<\/RS>/);
     expect(siiCaf.cafXml).toMatch(/<\/DA><FRMA algoritmo="SHA1withRSA">g1AQX0[^<]+<\/FRMA><\/CAF>$/);
     expect(siiCaf.cafXml).not.toMatch(/>\s+</);
@@ -130,14 +130,13 @@ describe('the SII example CAF', () => {
     expect(verifyCafSignature(tampered, loadSiiCafKeys())).toBe(false);
   });
 
-  it('the vendored SII keys are the shared reference copies', () => {
+  it('the vendored SII keys are the reference copies (checksums in test/fixtures/sii/reference.sha256)', () => {
+    const recorded = referenceChecksums();
     for (const idk of [100, 300]) {
-      const name = `sii_caf_idk${idk}.cer`;
-      expect(readFileSync(resolve('resources/sii/certs', name))).toEqual(
-        readFileSync(sharedPath('sii', 'certs', name)),
-      );
+      const name = `certs/sii_caf_idk${idk}.cer`;
+      expect(sha256(readFileSync(resolve('resources/sii', name))), name).toBe(recorded.get(name));
     }
-    expect(verifyCafSignature(siiCaf, loadSiiCafKeys(sharedPath('sii', 'certs')))).toBe(true);
+    expect(verifyCafSignature(siiCaf, loadSiiCafKeys(resolve('resources/sii/certs')))).toBe(true);
   });
 });
 
@@ -229,7 +228,7 @@ describe('generated CAFs (sandbox and simulator)', () => {
   });
 });
 
-describe('CAF expiry (REFERENCE §2)', () => {
+describe('CAF expiry (docs/sii-reference.md §2)', () => {
   it.each([33, 46, 56, 61])('type %i expires 180 days after FA', (td) => {
     // 2003-09-04 + 180 days: 26 (Sep) + 31 + 30 + 31 + 31 + 29 (leap Feb 2004) = 178 → 2004-03-02.
     expect(cafExpiresAt({ td, fa: '2003-09-04' })?.toISOString()).toBe('2004-03-02T00:00:00.000Z');

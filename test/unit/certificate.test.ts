@@ -1,7 +1,7 @@
 /**
  * Signing certificates (src/dte/certificate.ts): .p12 files as Chilean CAs and OpenSSL 3 write
- * them, and the holder RUT in SubjectAltName otherName 1.3.6.1.4.1.8321.1 (REFERENCE §1), which
- * becomes RutEnvia. Real signer certificates of production DTEs come from shared/sii/samples.
+ * them, and the holder RUT in SubjectAltName otherName 1.3.6.1.4.1.8321.1 (docs/sii-reference.md §1), which
+ * becomes RutEnvia. Real signer certificates of production DTEs come from test/fixtures/sii/samples.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createPublicKey, sign, verify, X509Certificate } from 'node:crypto';
@@ -19,7 +19,7 @@ import {
 } from '../../src/dte/certificate.ts';
 import { AppError } from '../../src/errors.ts';
 import { verifyDte } from '../../src/dte/xmldsig.ts';
-import { sharedPath } from '../helpers/shared-path.ts';
+import { fixturePath } from '../helpers/fixtures.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'timbre-cert-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -233,17 +233,17 @@ describe('a .p12 exported by OpenSSL 3 (AES-256-CBC / PBKDF2, its default)', () 
   });
 });
 
-describe('holder RUT of the real signer certificates (shared/sii/samples/dte)', () => {
+describe('holder RUT of the real signer certificates (test/fixtures/sii/samples/dte)', () => {
   // Expected values read with `openssl x509 -ext subjectAltName`: othername 1.3.6.1.4.1.8321.1::<RUT>.
   it.each([
     ['DTE--60910000-1--33--2336600', '8480437-1'],
     ['DTE--76354771-K--33--170', '13185095-6'],
     ['DTE--96670340-7--61--110616', '23099536-2'],
   ])('%s was signed by %s', (name, rut) => {
-    const pem = readFileSync(sharedPath('sii', 'samples', 'dte', `${name}-cert.pem`), 'latin1');
+    const pem = readFileSync(fixturePath('sii', 'samples', 'dte', `${name}-cert.pem`), 'latin1');
     expect(holderRutOfCertificate(pem)).toBe(rut);
     // The same certificate travels in the DTE's X509Data: RutEnvia can be read from a received DTE.
-    const check = verifyDte(readFileSync(sharedPath('sii', 'samples', 'dte', `${name}.xml`), 'latin1'));
+    const check = verifyDte(readFileSync(fixturePath('sii', 'samples', 'dte', `${name}.xml`), 'latin1'));
     expect(check.valid).toBe(true);
     expect(check.certificate!.raw).toEqual(new X509Certificate(pem).raw);
     expect(holderRutOfCertificate(check.certificate!.toString())).toBe(rut);

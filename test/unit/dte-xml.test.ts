@@ -1,5 +1,5 @@
 /**
- * The DTE XML of every supported type (src/dte/dte-xml.ts, REFERENCE §4), signed and stored as
+ * The DTE XML of every supported type (src/dte/dte-xml.ts, docs/sii-reference.md §4), signed and stored as
  * the service does: valid against the SII schemas (our libxml2 validator and xmllint), elements
  * in XSD order with the per-type totals of §4.4, no `xmlns:xsi` on DTE (§5.1), physical lines
  * short enough for the SII upload gateway (§7.3), and every character outside Latin-1 written as
@@ -137,7 +137,7 @@ describe.each(CASES)('DTE %s', (name) => {
   });
 });
 
-describe('per-type content (REFERENCE §4.4, §4.5)', () => {
+describe('per-type content (docs/sii-reference.md §4.4, §4.5)', () => {
   const totales = (name: string) => {
     const t = path(parts(issued[name]!).encabezado, 'Totales');
     return { order: names(t), values: leaves(t) };

@@ -1,5 +1,5 @@
 /**
- * Envelopes (src/dte/envelope.ts, REFERENCE §5.1, §6): EnvioDTE and EnvioBOLETA built by string
+ * Envelopes (src/dte/envelope.ts, docs/sii-reference.md §5.1, §6): EnvioDTE and EnvioBOLETA built by string
  * concatenation around the stored DTE bytes, with only SetDTE signed in the envelope's context.
  * Checked as the SII does: schema (xmllint), the outer signature in context (xmlsec1), and each
  * inner DTE cut out and verified alone (xmlsec1 and our verifier).

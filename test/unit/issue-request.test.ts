@@ -210,7 +210,7 @@ describe('text content', () => {
   });
 
   it('a description that would exceed the SII gateway line length once encoded is refused', () => {
-    // 1 000 characters, but `&amp;` ×1000 = 5 000 characters on one XML line (REFERENCE §7.3).
+    // 1 000 characters, but `&amp;` ×1000 = 5 000 characters on one XML line (docs/sii-reference.md §7.3).
     expect(paths(withItem({ description: '&'.repeat(1000) }))).toEqual(['items.0.description']);
     expect(paths(withItem({ description: '—'.repeat(1000) }))).toEqual(['items.0.description']);
     expect(accepts(withItem({ description: `${'Á'.repeat(900)} & ${'x'.repeat(90)}` }))).toBe(true);
@@ -239,7 +239,7 @@ describe('unknown fields are refused at every level', () => {
   });
 });
 
-describe('rules that depend on the type (REFERENCE §4.4)', () => {
+describe('rules that depend on the type (docs/sii-reference.md §4.4)', () => {
   it.each([56, 61])('type %i requires refs', (type) => {
     expect(issues(creditNote({ type, receiver: RECEIVER, refs: undefined }))).toEqual({
       refs: [`is required for type ${type}: the document this note modifies`],

@@ -1,7 +1,7 @@
 /**
  * The printed representation (src/dte/pdf/) checked with independent tools, as a reader of
  * the paper would: poppler rasterises the PDF at 300 dpi, ZXing decodes the PDF417 and must
- * return exactly the TED's ISO-8859-1 bytes (REFERENCE §3.3, TOOLCHAIN §5); pdftotext must find
+ * return exactly the TED's ISO-8859-1 bytes (docs/sii-reference.md §3.3); pdftotext must find
  * the data the SII requires on the page ([MUE]).
  */
 import { execFileSync } from 'node:child_process';
@@ -71,7 +71,7 @@ const FACTURA: DteDocument = {
 };
 
 /**
- * A TED as the SII defines it (REFERENCE §3.1): flattened, with `&` and `<` escaped as in the
+ * A TED as the SII defines it (docs/sii-reference.md §3.1): flattened, with `&` and `<` escaped as in the
  * XML text and Latin-1 letters. The CAF part is the SII's published example.
  */
 const TED =

@@ -1,5 +1,5 @@
 /**
- * The TED (src/dte/ted.ts, REFERENCE §3): the SII Instructivo's own example must reproduce byte
+ * The TED (src/dte/ted.ts, docs/sii-reference.md §3): the SII Instructivo's own example must reproduce byte
  * for byte (golden vector), and a TED built for a document with Spanish text and XML
  * metacharacters must verify with the CAF public key over the ISO-8859-1 bytes of its
  * flattened DD, exactly as the SII re-reads it (§3.2).
@@ -13,10 +13,10 @@ import { assembleTed, buildDd, buildTed, extractDd, signDd, TED_TEXT_LENGTH, ted
 import { unescapeXml } from '../../src/dte/xml-text.ts';
 import { ISSUER, TSTED, cafFor, issue, testCertificate, textOf } from '../helpers/dte-pipeline.ts';
 import { RECEIVER } from '../helpers/requests.ts';
-import { sharedPath } from '../helpers/shared-path.ts';
+import { fixturePath } from '../helpers/fixtures.ts';
 
-const caf = parseCaf(readFileSync(sharedPath('sii', 'caf', 'CAF_T33_97975000-5_F1-200_ejemplo_SII.xml')));
-const goldenFile = readFileSync(sharedPath('sii', 'caf', 'TED_T33_F27_ejemplo_instructivo_SII.xml'));
+const caf = parseCaf(readFileSync(fixturePath('sii', 'caf', 'CAF_T33_97975000-5_F1-200_ejemplo_SII.xml')));
+const goldenFile = readFileSync(fixturePath('sii', 'caf', 'TED_T33_F27_ejemplo_instructivo_SII.xml'));
 /** The `<TED …>…</TED>` bytes of the golden file, without its XML declaration and final newline. */
 const goldenTed = (() => {
   const text = goldenFile.toString('latin1');

@@ -1,5 +1,5 @@
 /**
- * Totals in integer arithmetic (src/dte/totals.ts) against the SII rules: REFERENCE §4.3
+ * Totals in integer arithmetic (src/dte/totals.ts) against the SII rules: docs/sii-reference.md §4.3
  * (half-up rounding, gross-to-net for boletas), §4.4 (per-type differences) and DESIGN §5.
  * Every expected figure is worked out by hand in the test, never by the code under test.
  */
@@ -23,7 +23,7 @@ const boleta = (...items: { price: number; exempt?: boolean }[]) => ({
   items: items.map((it, i) => ({ name: `Producto ${i + 1}`, qty: 1, ...it })),
 });
 
-describe('IVA is rounded half-up in integers (REFERENCE §4.3)', () => {
+describe('IVA is rounded half-up in integers (docs/sii-reference.md §4.3)', () => {
   it('neto 1 350 → IVA 257 (1 350 × 19 % = 256.5; banker’s rounding would give 256)', () => {
     expect(vatOf(1350, 19)).toBe(257);
     const doc = compute({ type: 33, receiver, items: [{ name: 'Caja', qty: 1, price: 1350 }] });
@@ -40,7 +40,7 @@ describe('IVA is rounded half-up in integers (REFERENCE §4.3)', () => {
   });
 });
 
-describe('boletas: gross prices, neto back-computed and IVA by subtraction (REFERENCE §4.3)', () => {
+describe('boletas: gross prices, neto back-computed and IVA by subtraction (docs/sii-reference.md §4.3)', () => {
   it('gross 680 → neto 571 + IVA 109 (not 571 + 108 = 679)', () => {
     expect(splitGross(680, 19)).toEqual({ net: 571, vat: 109 });
     expect(compute(boleta({ price: 680 })).totals).toEqual({ net: 571, exempt: 0, vat: 109, vatRate: 19, total: 680 });
@@ -60,7 +60,7 @@ describe('boletas: gross prices, neto back-computed and IVA by subtraction (REFE
   });
 });
 
-describe('totals per document type (REFERENCE §4.4, DESIGN §5)', () => {
+describe('totals per document type (docs/sii-reference.md §4.4, DESIGN §5)', () => {
   it('33 with taxable and exempt lines: IVA only on the taxable ones', () => {
     // 10 × 1 350 + 2 × 8 990 = 31 480 neto; 31 480 × 19 % = 5 981.2 → 5 981; flete 5 000 exento.
     const doc = compute(requestFor(33));

@@ -1,6 +1,6 @@
 /**
  * Text-level XML helpers (src/dte/xml-text.ts): escaping as Canonical XML writes text, the
- * flattening the SII applies to the TED (REFERENCE §3.2), and the ISO-8859-1 world of SII files
+ * flattening the SII applies to the TED (docs/sii-reference.md §3.2), and the ISO-8859-1 world of SII files
  * (character references beyond U+00FF, decoding by the declared encoding).
  */
 import { describe, expect, it } from 'vitest';
@@ -34,7 +34,7 @@ describe('unescapeXml', () => {
 });
 
 describe('flatten', () => {
-  it('removes whitespace between tags and keeps it inside text (REFERENCE §3.2)', () => {
+  it('removes whitespace between tags and keeps it inside text (docs/sii-reference.md §3.2)', () => {
     expect(flatten('\n<DD>\r\n  <RSR>EMPRESA  LTDA</RSR>\n\t<MNT>10</MNT>\n</DD>\n')).toBe(
       '<DD><RSR>EMPRESA  LTDA</RSR><MNT>10</MNT></DD>',
     );

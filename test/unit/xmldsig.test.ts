@@ -1,5 +1,5 @@
 /**
- * XMLDSig in the SII profile (src/dte/xmldsig.ts, REFERENCE §5): our signatures must verify with
+ * XMLDSig in the SII profile (src/dte/xmldsig.ts, docs/sii-reference.md §5): our signatures must verify with
  * our verifier and with xmlsec1 (an independent implementation), follow the restricted schema
  * xmldsignature_v10.xsd, and break when one amount changes; our verifier must accept the SII's
  * own example and real production DTEs, and reject each after a one-character change.
@@ -24,7 +24,7 @@ import {
 } from '../../src/dte/xmldsig.ts';
 import { issue, replaceOnce, testCertificate, textOf } from '../helpers/dte-pipeline.ts';
 import { requestFor } from '../helpers/requests.ts';
-import { sharedPath } from '../helpers/shared-path.ts';
+import { fixturePath } from '../helpers/fixtures.ts';
 import { xmllint, xmlsecVerify } from '../helpers/verify.ts';
 
 const cert = testCertificate();
@@ -93,7 +93,7 @@ describe('signDte', () => {
   });
 });
 
-describe('the Signature follows the SII profile (REFERENCE §5, xmldsignature_v10.xsd)', () => {
+describe('the Signature follows the SII profile (docs/sii-reference.md §5, xmldsignature_v10.xsd)', () => {
   const doc = parseXml(factura.signed);
   const dte = doc.documentElement!;
   const signature = only(dte, 'Signature');
@@ -164,7 +164,7 @@ describe('the Signature follows the SII profile (REFERENCE §5, xmldsignature_v1
   });
 });
 
-describe('signXml for getToken (whole-document reference, REFERENCE §7.2)', () => {
+describe('signXml for getToken (whole-document reference, docs/sii-reference.md §7.2)', () => {
   const seed = '<getToken><item><Semilla>000000000078</Semilla></item></getToken>';
   const signed = signXml(seed, cert, { referenceId: '', parentClose: '</getToken>' });
 
@@ -190,7 +190,7 @@ describe('signXml for getToken (whole-document reference, REFERENCE §7.2)', () 
 
 describe('our verifier on the SII’s example and real production DTEs', () => {
   const samples = ['DTE--60910000-1--33--2336600', 'DTE--76354771-K--33--170', 'DTE--96670340-7--61--110616'];
-  const read = (name: string) => readFileSync(sharedPath('sii', 'samples', 'dte', `${name}.xml`), 'latin1');
+  const read = (name: string) => readFileSync(fixturePath('sii', 'samples', 'dte', `${name}.xml`), 'latin1');
 
   it.each(samples)('%s verifies', (name) => {
     expect(verifyDte(read(name))).toMatchObject({ valid: true });
@@ -205,7 +205,7 @@ describe('our verifier on the SII’s example and real production DTEs', () => {
     expect(verifyDte(tampered)).toMatchObject({ valid: false, reason: 'digest mismatch' });
   });
 
-  it('the MiPyme DTE signed with the SII namespace verifies even though it is stored without it (REFERENCE §5.1)', () => {
+  it('the MiPyme DTE signed with the SII namespace verifies even though it is stored without it (docs/sii-reference.md §5.1)', () => {
     const text = read('DTE--76354771-K--33--170');
     expect(/<DTE\b[^>]*>/.exec(stripXmlDeclaration(text))![0]).not.toContain('xmlns');
     expect(verifyRootSignature(text)).toMatchObject({ valid: false, reason: 'digest mismatch' });
@@ -214,7 +214,7 @@ describe('our verifier on the SII’s example and real production DTEs', () => {
 
   describe('the official EnvioDTE example (F60T33)', () => {
     const envelope = readFileSync(
-      sharedPath('sii', 'samples', 'sobres', 'EnvioDTE_F60T33_ejemplo_oficial_SII.xml'),
+      fixturePath('sii', 'samples', 'sobres', 'EnvioDTE_F60T33_ejemplo_oficial_SII.xml'),
       'latin1',
     );
 

@@ -1,7 +1,7 @@
 /**
  * XSD validation (src/dte/xsd.ts) against the vendored SII schemas, checked against xmllint (an
  * independent run of libxml2) on the same bytes. ISO-8859-1 documents are validated as bytes,
- * so SII lengths count characters, not UTF-8 bytes (TOOLCHAIN §6).
+ * so SII lengths count characters, not UTF-8 bytes.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { SCHEMA_DIR, validateDte, validateXml } from '../../src/dte/xsd.ts';
 import { issue, replaceOnce, testCertificate, textOf } from '../helpers/dte-pipeline.ts';
 import { requestFor } from '../helpers/requests.ts';
-import { sharedPath } from '../helpers/shared-path.ts';
+import { fixturePath, referenceChecksums, sha256 } from '../helpers/fixtures.ts';
 import { xmllint } from '../helpers/verify.ts';
 
 const cert = testCertificate();
@@ -65,16 +65,20 @@ describe('validateDte', () => {
 });
 
 describe('vendored schemas', () => {
-  it('are byte-identical to the shared SII reference set (timbre-boleta-dte.xsd is ours)', () => {
+  it('are byte-identical to the SII reference set (checksums in test/fixtures/sii/reference.sha256; timbre-boleta-dte.xsd is ours)', () => {
+    const recorded = referenceChecksums();
     const ours = readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.xsd') && f !== 'timbre-boleta-dte.xsd');
-    expect(ours.sort()).toEqual(readdirSync(sharedPath('sii', 'schemas')).sort());
+    const expected = [...recorded.keys()]
+      .filter((k) => k.startsWith('schemas/'))
+      .map((k) => k.slice('schemas/'.length));
+    expect(ours.sort()).toEqual(expected.sort());
     for (const f of ours) {
-      expect(readFileSync(resolve(SCHEMA_DIR, f)), f).toEqual(readFileSync(sharedPath('sii', 'schemas', f)));
+      expect(sha256(readFileSync(resolve(SCHEMA_DIR, f))), f).toBe(recorded.get(`schemas/${f}`));
     }
   });
 
   it('validate the SII’s official EnvioDTE example', () => {
-    const sample = readFileSync(sharedPath('sii', 'samples', 'sobres', 'EnvioDTE_F60T33_ejemplo_oficial_SII.xml'));
+    const sample = readFileSync(fixturePath('sii', 'samples', 'sobres', 'EnvioDTE_F60T33_ejemplo_oficial_SII.xml'));
     expect(validateXml(sample, 'EnvioDTE_v10.xsd')).toEqual({ valid: true, errors: [] });
   });
 });

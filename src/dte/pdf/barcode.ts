@@ -1,5 +1,5 @@
 /**
- * The TED as a PDF417 symbol (REFERENCE §3.3 digest of the SII's Instructivo and [MUE]).
+ * The TED as a PDF417 symbol (docs/sii-reference.md §3.3 digest of the SII's Instructivo and [MUE]).
  *
  * The PDF417 path is the expensive part, so it avoids bwip-js's renderer (its PNG output costs
  * ~190 ms, TOOLCHAIN §5): bwip-js only turns our codewords into the module matrix, and the
@@ -9,13 +9,13 @@ import { crc32, deflateSync } from 'node:zlib';
 import bwipjs from 'bwip-js';
 import { MM, type PdfFormat } from './draw.ts';
 
-/** Error-correction level 5 (REFERENCE §3.3): 2^(5+1) = 64 EC codewords (ISO/IEC 15438 §5.7). */
+/** Error-correction level 5 (docs/sii-reference.md §3.3): 2^(5+1) = 64 EC codewords (ISO/IEC 15438 §5.7). */
 const EC_LEVEL = 5;
 const EC_CODEWORDS = 2 ** (EC_LEVEL + 1);
 
 /**
  * Byte Compaction (ISO/IEC 15438 §5.4.3), mandatory for the TED because text compaction
- * mangles accented characters (REFERENCE §3.3). Latch 924 when the length is a multiple of 6,
+ * mangles accented characters (docs/sii-reference.md §3.3). Latch 924 when the length is a multiple of 6,
  * otherwise 901; each 6-byte group becomes 5 base-900 codewords (48 bits: exact in a double),
  * and with 901 the remaining 1..5 bytes are one codeword each. We do this ourselves and hand
  * bwip-js raw codewords because its encoder picks compaction modes on its own.
@@ -61,7 +61,7 @@ const SYMBOL_BOX: Record<PdfFormat, { maxWidth: number; heights: number[] }> = {
   '80mm': { maxWidth: 66, heights: [40] },
 };
 
-/** The symbol's row height is 3 × X (REFERENCE §3.3). */
+/** The symbol's row height is 3 × X (docs/sii-reference.md §3.3). */
 const ROW_HEIGHT_MODULES = 3;
 
 export interface TedBarcode {
@@ -142,11 +142,11 @@ function symbolPng(pixs: ArrayLike<number>, cols: number, rows: number, px: numb
 }
 
 /**
- * The TED as a PDF417 image (REFERENCE §3.3): the exact ISO-8859-1 bytes of `ted`, Byte
+ * The TED as a PDF417 image (docs/sii-reference.md §3.3): the exact ISO-8859-1 bytes of `ted`, Byte
  * Compaction, EC level 5, row height 3X, X ≥ 0.17 mm, sized to the format's box.
  *
  * Why an image and not vector modules: the SII prefers an embedded PNG and asks that vector
- * output be rasterised at ≥ 600 dpi ([MUE], REFERENCE §3.3). We rasterise ourselves at exactly
+ * output be rasterised at ≥ 600 dpi ([MUE], docs/sii-reference.md §3.3). We rasterise ourselves at exactly
  * 600 dpi (1200 for the smallest module), each module a whole number of dots, so the printed
  * symbol does not depend on how a viewer or driver antialiases hundreds of tiny rectangles,
  * and the page needs one image draw instead of ~10⁴ path operations. bwip-js only computes the

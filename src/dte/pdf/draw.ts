@@ -232,7 +232,7 @@ export function paginate(layout: Layout): PlacedPage[] {
 
 export const gap = (height: number): Block => ({ height, draw() {} });
 
-/** The stamp: quiet zone, symbol, quiet zone, legend ([MUE]; REFERENCE §3.3, font ≥ 6 pt). */
+/** The stamp: quiet zone, symbol, quiet zone, legend ([MUE]; docs/sii-reference.md §3.3, font ≥ 6 pt). */
 export function stampBlock(
   pen: Pen,
   doc: DteDocument,
@@ -241,7 +241,7 @@ export function stampBlock(
   captionSize: number,
 ): Block {
   if (!barcode) return draftStampBlock(pen, x, captionSize);
-  const quiet = 0.25 * 72; // 0.25" on every side (REFERENCE §3.3)
+  const quiet = 0.25 * 72; // 0.25" on every side (docs/sii-reference.md §3.3)
   const year = doc.issuer.resolutionDate.slice(0, 4);
   const caption = [
     'Timbre Electrónico SII',

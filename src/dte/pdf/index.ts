@@ -1,5 +1,5 @@
 /**
- * The printed representation of a DTE (SII "Manual de Muestras Impresas" [MUE]; REFERENCE §3.3
+ * The printed representation of a DTE (SII "Manual de Muestras Impresas" [MUE]; docs/sii-reference.md §3.3
  * and §4): issuer block, the red-bordered RUT / document name / folio box, receiver, lines,
  * references, totals, and the TED as a PDF417 symbol with its legend. Two layouts: US letter
  * (the classic factura, letter.ts) and an 80 mm thermal roll (boletas, point of sale, roll.ts);

@@ -115,7 +115,7 @@ const REFERENCE_CODE_TEXT: Record<1 | 2 | 3, string> = {
   3: 'Corrige montos',
 };
 
-/** IndTraslado of a guía de despacho (REFERENCE §4.4, [FMT]). */
+/** IndTraslado of a guía de despacho (docs/sii-reference.md §4.4, [FMT]). */
 const TRANSFER_TYPES: Record<number, string> = {
   1: 'Operación constituye venta',
   2: 'Ventas por efectuar',

@@ -1,0 +1,93 @@
+/**
+ * Per-process caches, as typed fields (parsing a .p12 or a PEM per signature would dominate
+ * issuing time). Two kinds:
+ *
+ * - Immutable facts, kept for the life of the process: the parsed content of a certificate
+ *   or CAF row (rows are never rewritten, so a row id always means the same bytes), the
+ *   installation's sandbox CAF-signing key, an issuer's generated sandbox certificate.
+ * - What an operator changes (certificate import; also CAF import, keys, issuer updates, which
+ *   are not cached at all): the list of an issuer's imported certificates. The CLI (or another
+ *   instance) changes it from another process, so it is kept only while this process hears
+ *   the change feed (`src/db/change-feed.ts`, PostgreSQL LISTEN/NOTIFY), dropped on every
+ *   change notice, dropped whole when the feed drops or comes back (notices sent meanwhile
+ *   are lost), and an empty list ("no certificate") is never kept.
+ */
+import type { KeyObject } from 'node:crypto';
+import type { Caf as ParsedCaf } from './dte/caf.ts';
+import type { SigningCertificate } from './dte/certificate.ts';
+import type { Certificate } from './generated/prisma/client.ts';
+
+/** An operator change, as announced on the change feed (in the transaction that makes it). */
+export type OperatorChange =
+  | { kind: 'certificates'; issuerId: string }
+  | { kind: 'cafs'; issuerId: string }
+  | { kind: 'api_keys'; issuerId: string }
+  | { kind: 'issuer'; issuerId: string };
+
+export interface CafMaterial {
+  caf: ParsedCaf;
+  privateKey: KeyObject;
+}
+
+export class KeyCaches {
+  /** Parsed signing certificates by certificate row id. */
+  readonly certificates = new Map<string, SigningCertificate>();
+  /** Parsed CAFs and their private keys by CAF row id. */
+  readonly cafs = new Map<string, CafMaterial>();
+  /** The generation (or lookup) of an issuer's sandbox certificate, shared by concurrent requests. */
+  readonly sandboxCertificates = new Map<string, Promise<Certificate>>();
+  /** `issuerId:type` pairs known to have at least one sandbox folio range (never undone). */
+  readonly sandboxCafReady = new Set<string>();
+  /** The installation's sandbox CAF-signing key, once read. */
+  sandboxCafSigner: KeyObject | null = null;
+  /** A throwaway password hash, so that sign-in with an unknown e-mail costs as much as a real one. */
+  dummyPasswordHash: Promise<string> | null = null;
+
+  /** Imported certificates of each issuer, newest first; only while the feed is heard. */
+  private readonly certificateLists = new Map<string, Certificate[]>();
+  /** Bumped by every change and reset: a read that began before one must not be stored. */
+  private generation = 0;
+  private listening = false;
+
+  /** Whether operator-changeable data may be cached (the change feed is connected). */
+  get trustworthy(): boolean {
+    return this.listening;
+  }
+
+  /** The change feed connected (true) or dropped (false): either way, forget what it guarded. */
+  setListening(listening: boolean): void {
+    this.listening = listening;
+    this.reset();
+  }
+
+  /** A token to pass to `rememberCertificateList`, taken before reading the database. */
+  snapshot(): number {
+    return this.generation;
+  }
+
+  certificateList(issuerId: string): Certificate[] | undefined {
+    return this.listening ? this.certificateLists.get(issuerId) : undefined;
+  }
+
+  /** Keeps a non-empty list read since `snapshot`, unless a change arrived meanwhile. */
+  rememberCertificateList(issuerId: string, rows: Certificate[], snapshot: number): void {
+    if (!this.listening || rows.length === 0 || snapshot !== this.generation) return;
+    this.certificateLists.set(issuerId, rows);
+  }
+
+  /** Applies a change notice (from the feed, or from this process right after its commit). */
+  apply(change: OperatorChange): void {
+    this.generation += 1;
+    if (change.kind === 'certificates') this.certificateLists.delete(change.issuerId);
+  }
+
+  /** Forgets everything operators can change. */
+  reset(): void {
+    this.generation += 1;
+    this.certificateLists.clear();
+  }
+}
+
+export function createKeyCaches(): KeyCaches {
+  return new KeyCaches();
+}

@@ -1,0 +1,68 @@
+/**
+ * The simulator's folio stamping authority: hands out CAF ranges per issuer and type,
+ * consecutive from 1, signed with the simulator's own CAF-signing key (the portal step that
+ * asks for them is in portal.ts).
+ */
+import type { KeyObject } from 'node:crypto';
+import { generateCaf } from '../dte/caf.ts';
+import { santiagoDate } from '../dte/chile-time.ts';
+import type { RegisteredIssuer } from './state.ts';
+
+/** IDK of the simulator's CAFs: the certification key id (docs/sii-reference.md §2). */
+export const SIMULATOR_CAF_IDK = 100;
+export const DEFAULT_MAX_FOLIOS_PER_REQUEST = 10_000;
+
+/** Document types the portal stamps (DTE_v10.xsd DOCType and the boletas). */
+export const STAMPABLE_TYPES: readonly number[] = [33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112];
+
+export interface IssuedCaf {
+  rut: string;
+  type: number;
+  from: number;
+  to: number;
+  authorisedAt: string;
+  /** The CAF file as ISO-8859-1 bytes. */
+  file: Buffer;
+}
+
+export class CafIssuer {
+  private readonly lastFolio = new Map<string, number>();
+  private readonly issuedCafs: IssuedCaf[] = [];
+
+  constructor(
+    private readonly signerKey: KeyObject,
+    private readonly clock: () => Date,
+    private readonly issuers: ReadonlyMap<string, RegisteredIssuer>,
+    readonly maxPerRequest = DEFAULT_MAX_FOLIOS_PER_REQUEST,
+  ) {}
+
+  /** Stamps `count` new folios of `type` for `rut`, right after the last range handed out. */
+  issue(rut: string, type: number, count: number): IssuedCaf {
+    if (!STAMPABLE_TYPES.includes(type)) throw new Error(`type ${type} cannot be stamped`);
+    if (!Number.isInteger(count) || count < 1 || count > this.maxPerRequest) {
+      throw new Error(`the quantity must be between 1 and ${this.maxPerRequest}`);
+    }
+    const key = `${rut}|${type}`;
+    const from = (this.lastFolio.get(key) ?? 0) + 1;
+    const to = from + count - 1;
+    const authorisedAt = santiagoDate(this.clock());
+    const xml = generateCaf({
+      rut,
+      name: this.issuers.get(rut)?.name ?? `CONTRIBUYENTE ${rut}`,
+      type,
+      from,
+      to,
+      authorisedAt,
+      signerKey: this.signerKey,
+      idk: SIMULATOR_CAF_IDK,
+    });
+    this.lastFolio.set(key, to);
+    const caf = { rut, type, from, to, authorisedAt, file: Buffer.from(xml, 'latin1') };
+    this.issuedCafs.push(caf);
+    return caf;
+  }
+
+  issued(): readonly IssuedCaf[] {
+    return this.issuedCafs;
+  }
+}
