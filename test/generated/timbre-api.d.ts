@@ -64,9 +64,9 @@ export interface paths {
   "/api/{rut}/preview": {
     /**
      * Preview a document without issuing it
-     * @description Same body as emitir. Validates and computes exactly as emitir would and answers the totals and lines, without reserving a folio or storing anything. `?format=pdf` answers the printed document marked "BORRADOR — SIN FOLIO", without the PDF417 stamp. Any role.
+     * @description Same body as emitir. Validates and computes exactly as emitir would and answers the totals and lines, without reserving a folio or storing anything. With `?format=pdf` the answer is instead the printed document (`application/pdf`) marked "BORRADOR — SIN FOLIO", without the PDF417 stamp. Any role.
      */
-    post: operations["preview"];
+    post: operations["previewDocument"];
   };
 }
 
@@ -2072,19 +2072,35 @@ export interface operations {
   };
   /**
    * Preview a document without issuing it
-   * @description Same body as emitir. Validates and computes exactly as emitir would and answers the totals and lines, without reserving a folio or storing anything. `?format=pdf` answers the printed document marked "BORRADOR — SIN FOLIO", without the PDF417 stamp. Any role.
+   * @description Same body as emitir. Validates and computes exactly as emitir would and answers the totals and lines, without reserving a folio or storing anything. With `?format=pdf` the answer is instead the printed document (`application/pdf`) marked "BORRADOR — SIN FOLIO", without the PDF417 stamp. Any role.
    */
-  preview: {
+  previewDocument: {
     parameters: {
       query?: {
         format?: "json" | "pdf";
       };
       path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
         rut: string;
       };
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *   "type": 39,
+         *   "items": [
+         *     {
+         *       "name": "Café grano 1 kg",
+         *       "qty": 2,
+         *       "price": 11990
+         *     }
+         *   ]
+         * }
+         */
         "application/json": {
           type: number;
           date?: string;
@@ -2142,117 +2158,185 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Default Response */
+      /** @description The computed document, not issued */
       200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
         content: {
-          "application/json": unknown;
+          "application/json": {
+            /** @enum {boolean} */
+            ok: true;
+            /** @enum {string} */
+            env: "sandbox" | "live";
+            type: number;
+            date: string;
+            totals: {
+              net: number;
+              exempt: number;
+              vat: number;
+              vat_rate: number;
+              total: number;
+            };
+            lines: ({
+                name: string;
+                qty: number;
+                price: number | null;
+                discount: number;
+                amount: number;
+                exempt: boolean;
+              })[];
+            warnings: string[];
+          };
         };
       };
-      /** @description Default Response */
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       * - `INVALID_JSON`: The request body is not valid JSON.
+       * - `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be sent with Content-Type: application/json.
+       * - `TOTALS_MISMATCH`: The document totals do not match the referenced document.
+       * - `REFERENCE_NOT_FOUND`: The referenced document was not issued by this issuer.
+       */
       400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
         content: {
-          "application/json": {
-            /** @enum {boolean} */
-            ok: false;
-            error: string;
+          "application/json": components["schemas"]["Error"] & ({
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_RUT" | "TOTALS_MISMATCH" | "REFERENCE_NOT_FOUND" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE" | "INVALID_TOKEN" | "ISSUER_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "NO_CERTIFICATE" | "CERTIFICATE_EXPIRED" | "CERTIFICATE_NOT_YET_VALID" | "FOLIOS_EXHAUSTED" | "ISSUER_NOT_CONFIGURED" | "SANDBOX_NOT_SUBMITTABLE" | "RATE_LIMITED" | "ISSUER_EXISTS" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "KEY_LIMIT_REACHED" | "CAF_ISSUER_MISMATCH" | "CAF_KEY_MISMATCH" | "CAF_SIGNATURE_INVALID" | "CAF_ALREADY_IMPORTED" | "CERT_BAD_PASSWORD" | "CERT_NO_PRIVATE_KEY" | "CERT_UNREADABLE" | "CAF_INVALID" | "CERT_NO_HOLDER_RUT" | "INTERNAL" | "DOCUMENT_SCHEMA_INVALID" | "SII_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SIGN_IN_FAILED" | "SIGN_IN_RATE_LIMITED" | "USER_EXISTS" | "USER_NOT_FOUND" | "CSRF_FAILED";
-            request_id: string;
-            details?: {
-                /** @description The field, e.g. `items[0].qty`, `query`, `Idempotency-Key`. */
-                path: string;
-                message: string;
-              }[];
-          };
+            code?: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "TOTALS_MISMATCH" | "REFERENCE_NOT_FOUND";
+          });
         };
       };
-      /** @description Default Response */
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
       401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
         content: {
-          "application/json": {
-            /** @enum {boolean} */
-            ok: false;
-            error: string;
+          "application/json": components["schemas"]["Error"] & ({
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_RUT" | "TOTALS_MISMATCH" | "REFERENCE_NOT_FOUND" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE" | "INVALID_TOKEN" | "ISSUER_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "NO_CERTIFICATE" | "CERTIFICATE_EXPIRED" | "CERTIFICATE_NOT_YET_VALID" | "FOLIOS_EXHAUSTED" | "ISSUER_NOT_CONFIGURED" | "SANDBOX_NOT_SUBMITTABLE" | "RATE_LIMITED" | "ISSUER_EXISTS" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "KEY_LIMIT_REACHED" | "CAF_ISSUER_MISMATCH" | "CAF_KEY_MISMATCH" | "CAF_SIGNATURE_INVALID" | "CAF_ALREADY_IMPORTED" | "CERT_BAD_PASSWORD" | "CERT_NO_PRIVATE_KEY" | "CERT_UNREADABLE" | "CAF_INVALID" | "CERT_NO_HOLDER_RUT" | "INTERNAL" | "DOCUMENT_SCHEMA_INVALID" | "SII_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SIGN_IN_FAILED" | "SIGN_IN_RATE_LIMITED" | "USER_EXISTS" | "USER_NOT_FOUND" | "CSRF_FAILED";
-            request_id: string;
-            details?: {
-                /** @description The field, e.g. `items[0].qty`, `query`, `Idempotency-Key`. */
-                path: string;
-                message: string;
-              }[];
-          };
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
         };
       };
-      /** @description Default Response */
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       */
       403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
         content: {
-          "application/json": {
-            /** @enum {boolean} */
-            ok: false;
-            error: string;
+          "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_RUT" | "TOTALS_MISMATCH" | "REFERENCE_NOT_FOUND" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE" | "INVALID_TOKEN" | "ISSUER_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "NO_CERTIFICATE" | "CERTIFICATE_EXPIRED" | "CERTIFICATE_NOT_YET_VALID" | "FOLIOS_EXHAUSTED" | "ISSUER_NOT_CONFIGURED" | "SANDBOX_NOT_SUBMITTABLE" | "RATE_LIMITED" | "ISSUER_EXISTS" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "KEY_LIMIT_REACHED" | "CAF_ISSUER_MISMATCH" | "CAF_KEY_MISMATCH" | "CAF_SIGNATURE_INVALID" | "CAF_ALREADY_IMPORTED" | "CERT_BAD_PASSWORD" | "CERT_NO_PRIVATE_KEY" | "CERT_UNREADABLE" | "CAF_INVALID" | "CERT_NO_HOLDER_RUT" | "INTERNAL" | "DOCUMENT_SCHEMA_INVALID" | "SII_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SIGN_IN_FAILED" | "SIGN_IN_RATE_LIMITED" | "USER_EXISTS" | "USER_NOT_FOUND" | "CSRF_FAILED";
-            request_id: string;
-            details?: {
-                /** @description The field, e.g. `items[0].qty`, `query`, `Idempotency-Key`. */
-                path: string;
-                message: string;
-              }[];
+            code?: "FORBIDDEN_ISSUER";
           };
         };
       };
-      /** @description Default Response */
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       */
       404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
         content: {
-          "application/json": {
-            /** @enum {boolean} */
-            ok: false;
-            error: string;
+          "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_RUT" | "TOTALS_MISMATCH" | "REFERENCE_NOT_FOUND" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE" | "INVALID_TOKEN" | "ISSUER_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "NO_CERTIFICATE" | "CERTIFICATE_EXPIRED" | "CERTIFICATE_NOT_YET_VALID" | "FOLIOS_EXHAUSTED" | "ISSUER_NOT_CONFIGURED" | "SANDBOX_NOT_SUBMITTABLE" | "RATE_LIMITED" | "ISSUER_EXISTS" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "KEY_LIMIT_REACHED" | "CAF_ISSUER_MISMATCH" | "CAF_KEY_MISMATCH" | "CAF_SIGNATURE_INVALID" | "CAF_ALREADY_IMPORTED" | "CERT_BAD_PASSWORD" | "CERT_NO_PRIVATE_KEY" | "CERT_UNREADABLE" | "CAF_INVALID" | "CERT_NO_HOLDER_RUT" | "INTERNAL" | "DOCUMENT_SCHEMA_INVALID" | "SII_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SIGN_IN_FAILED" | "SIGN_IN_RATE_LIMITED" | "USER_EXISTS" | "USER_NOT_FOUND" | "CSRF_FAILED";
-            request_id: string;
-            details?: {
-                /** @description The field, e.g. `items[0].qty`, `query`, `Idempotency-Key`. */
-                path: string;
-                message: string;
-              }[];
+            code?: "ISSUER_NOT_FOUND";
           };
         };
       };
-      /** @description Default Response */
+      /**
+       * @description The request body is larger than 1 MiB
+       *
+       * - `PAYLOAD_TOO_LARGE`: The request body exceeds the 1 MiB limit.
+       */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "PAYLOAD_TOO_LARGE";
+          };
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
         content: {
-          "application/json": {
-            /** @enum {boolean} */
-            ok: false;
-            error: string;
+          "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_RUT" | "TOTALS_MISMATCH" | "REFERENCE_NOT_FOUND" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE" | "INVALID_TOKEN" | "ISSUER_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "NO_CERTIFICATE" | "CERTIFICATE_EXPIRED" | "CERTIFICATE_NOT_YET_VALID" | "FOLIOS_EXHAUSTED" | "ISSUER_NOT_CONFIGURED" | "SANDBOX_NOT_SUBMITTABLE" | "RATE_LIMITED" | "ISSUER_EXISTS" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "KEY_LIMIT_REACHED" | "CAF_ISSUER_MISMATCH" | "CAF_KEY_MISMATCH" | "CAF_SIGNATURE_INVALID" | "CAF_ALREADY_IMPORTED" | "CERT_BAD_PASSWORD" | "CERT_NO_PRIVATE_KEY" | "CERT_UNREADABLE" | "CAF_INVALID" | "CERT_NO_HOLDER_RUT" | "INTERNAL" | "DOCUMENT_SCHEMA_INVALID" | "SII_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SIGN_IN_FAILED" | "SIGN_IN_RATE_LIMITED" | "USER_EXISTS" | "USER_NOT_FOUND" | "CSRF_FAILED";
-            request_id: string;
-            details?: {
-                /** @description The field, e.g. `items[0].qty`, `query`, `Idempotency-Key`. */
-                path: string;
-                message: string;
-              }[];
+            code?: "RATE_LIMITED";
           };
         };
       };
-      /** @description Default Response */
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
       500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
         content: {
-          "application/json": {
-            /** @enum {boolean} */
-            ok: false;
-            error: string;
+          "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_RUT" | "TOTALS_MISMATCH" | "REFERENCE_NOT_FOUND" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE" | "INVALID_TOKEN" | "ISSUER_NOT_FOUND" | "DOCUMENT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "NO_CERTIFICATE" | "CERTIFICATE_EXPIRED" | "CERTIFICATE_NOT_YET_VALID" | "FOLIOS_EXHAUSTED" | "ISSUER_NOT_CONFIGURED" | "SANDBOX_NOT_SUBMITTABLE" | "RATE_LIMITED" | "ISSUER_EXISTS" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "KEY_LIMIT_REACHED" | "CAF_ISSUER_MISMATCH" | "CAF_KEY_MISMATCH" | "CAF_SIGNATURE_INVALID" | "CAF_ALREADY_IMPORTED" | "CERT_BAD_PASSWORD" | "CERT_NO_PRIVATE_KEY" | "CERT_UNREADABLE" | "CAF_INVALID" | "CERT_NO_HOLDER_RUT" | "INTERNAL" | "DOCUMENT_SCHEMA_INVALID" | "SII_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "SIGN_IN_FAILED" | "SIGN_IN_RATE_LIMITED" | "USER_EXISTS" | "USER_NOT_FOUND" | "CSRF_FAILED";
-            request_id: string;
-            details?: {
-                /** @description The field, e.g. `items[0].qty`, `query`, `Idempotency-Key`. */
-                path: string;
-                message: string;
-              }[];
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
           };
         };
       };

@@ -310,6 +310,7 @@ describe('the description', () => {
       'issueDocument',
       'listDocuments',
       'listFolios',
+      'previewDocument',
       'requestFolios',
       'resubmitDocument',
     ]);

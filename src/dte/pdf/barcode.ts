@@ -7,7 +7,7 @@
  */
 import { crc32, deflateSync } from 'node:zlib';
 import bwipjs from 'bwip-js';
-import { MM, type PdfFormat } from './draw.ts';
+import { MM, type PdfFormat } from './units.ts';
 
 /** Error-correction level 5 (docs/sii-reference.md §3.3): 2^(5+1) = 64 EC codewords (ISO/IEC 15438 §5.7). */
 const EC_LEVEL = 5;

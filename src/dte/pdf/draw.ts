@@ -6,9 +6,10 @@ import PDFDocument from 'pdfkit';
 import { DTE_NAMES, type DteDocument } from '../model.ts';
 import { formatRutDisplay } from '../rut.ts';
 import type { TedBarcode } from './barcode.ts';
-import { ACUSE_LEGEND, printable } from './words.ts';
+import { MM, type PdfFormat } from './units.ts';
 
-export type PdfFormat = 'letter' | '80mm';
+export { MM, type PdfFormat };
+import { ACUSE_LEGEND, printable } from './words.ts';
 
 export interface PdfOptions {
   format: PdfFormat;
@@ -23,8 +24,6 @@ export interface PdfOptions {
 
 export const SANDBOX_MARK = 'SANDBOX — SIN VALIDEZ TRIBUTARIA';
 export const DRAFT_MARK = 'BORRADOR — SIN FOLIO';
-
-export const MM = 72 / 25.4;
 
 export type FontName = 'Helvetica' | 'Helvetica-Bold' | 'Helvetica-Oblique';
 export const REGULAR: FontName = 'Helvetica';

@@ -5,7 +5,8 @@ import type { AppContext } from '../../context.ts';
 import { issueRequestSchema } from '../../dte/issue-request.ts';
 import { previewDocument, previewPdf, previewView } from '../../issuing/preview-document.ts';
 import { requireAuth } from '../auth.ts';
-import { commonErrors, totalsSchema } from '../schemas.ts';
+import { routeDoc } from '../openapi.ts';
+import { commonErrors, rutParams, totalsSchema } from '../schemas.ts';
 
 export const previewResponseSchema = z.object({
   ok: z.literal(true),
@@ -33,16 +34,33 @@ export function previewRoute(ctx: AppContext): FastifyPluginAsyncZod {
       {
         config: { auth: 'read' },
         schema: {
-          operationId: 'preview',
-          summary: 'Preview a document without issuing it',
-          description:
-            'Same body as emitir. Validates and computes exactly as emitir would and answers the totals and lines, without reserving a folio or storing anything. `?format=pdf` answers the printed document marked "BORRADOR — SIN FOLIO", without the PDF417 stamp. Any role.',
-          tags: ['documents'],
-          params: z.object({ rut: z.string().max(20) }),
+          ...routeDoc({
+            operationId: 'previewDocument',
+            summary: 'Preview a document without issuing it',
+            description:
+              'Same body as emitir. Validates and computes exactly as emitir would and answers the totals and lines, without reserving a folio or storing anything. With `?format=pdf` the answer is instead the printed document (`application/pdf`) marked "BORRADOR — SIN FOLIO", without the PDF417 stamp. Any role.',
+            tags: ['documents'],
+            success: 'The computed document, not issued',
+            errors: ['TOTALS_MISMATCH', 'REFERENCE_NOT_FOUND'],
+            example: {
+              request: { type: 39, items: [{ name: 'Café grano 1 kg', qty: 2, price: 11990 }] },
+              response: {
+                ok: true,
+                env: 'sandbox',
+                type: 39,
+                date: '2026-11-23',
+                totals: { net: 20151, exempt: 0, vat: 3829, vat_rate: 19, total: 23980 },
+                lines: [{ name: 'Café grano 1 kg', qty: 2, price: 11990, discount: 0, amount: 23980, exempt: false }],
+                warnings: [],
+              },
+            },
+          }),
+          params: rutParams,
           querystring: z.strictObject({ format: z.enum(['json', 'pdf']).optional() }),
           body: issueRequestSchema,
           response: {
-            200: previewResponseSchema.or(z.any().describe('application/pdf when format=pdf')),
+            // With format=pdf the handler sends bytes, which Fastify does not serialise.
+            200: previewResponseSchema,
             ...commonErrors,
           },
         },
@@ -55,7 +73,7 @@ export function previewRoute(ctx: AppContext): FastifyPluginAsyncZod {
           return reply
             .type('application/pdf')
             .header('Content-Disposition', `inline; filename="BORRADOR_${issuer.rut}_T${preview.doc.type}.pdf"`)
-            .send(pdf);
+            .send(pdf as never); // bytes: Fastify sends a Buffer as it is, past the JSON schema
         }
         return previewView(preview);
       },
