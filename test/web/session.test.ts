@@ -101,6 +101,6 @@ describe('dashboard session', () => {
 
   it('lists the preview endpoint in the OpenAPI description', async () => {
     const spec = await t.app.inject({ method: 'GET', url: '/openapi.json' });
-    expect(spec.json().paths['/api/{rut}/preview']?.post?.operationId).toBe('preview');
+    expect(spec.json().paths['/api/{rut}/preview']?.post?.operationId).toBe('previewDocument');
   });
 });
