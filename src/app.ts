@@ -13,6 +13,7 @@ import type { Database } from './db/database.ts';
 import { AppError } from './errors.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerIdempotency } from './http/idempotency.ts';
+import { registerJsonBody } from './http/json-body.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { errorBody, registerErrorHandler, sendError } from './http/error-handler.ts';
@@ -80,6 +81,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   // Bodies are JSON only: Fastify's built-in text/plain parser would hand a string to the
   // zod schema and turn a wrong Content-Type into a confusing validation error.
   app.removeContentTypeParser('text/plain');
+  registerJsonBody(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   await app.register(sensible);

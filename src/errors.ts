@@ -67,6 +67,16 @@ export const ERROR_CATALOG = {
   },
   SII_UNAVAILABLE: { status: 502, message: 'The SII could not be reached.' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'The service is shutting down or not ready.' },
+  // Hostile input and abuse (issue 8)
+  BAD_REQUEST: {
+    status: 400,
+    message: 'The request was refused (a 4xx other than the codes above; the HTTP status tells which).',
+  },
+  DOCUMENT_NOT_VERIFIABLE: {
+    status: 500,
+    message:
+      'The generated document did not verify as it would be stored (XMLDSig or TED; a Timbre bug); nothing was stored and no folio was used.',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
+import { refusedCharacter } from '../../dte/xml-text.ts';
 import { ESTADOS_SII, listDocuments } from '../../issuing/list-documents.ts';
 import { requireAuth } from '../auth.ts';
 import { commonErrors, documentSchema, dteTypeQuery, queryDate, queryInt, rutParams } from '../schemas.ts';
@@ -13,7 +14,16 @@ const querystring = z
       estado_sii: z.enum(ESTADOS_SII, { message: `estado_sii must be one of ${ESTADOS_SII.join(', ')}` }).optional(),
       desde: queryDate('desde').optional(),
       hasta: queryDate('hasta').optional(),
-      q: z.string().max(100, 'q must be at most 100 characters').optional(),
+      q: z
+        .string()
+        .max(100, 'q must be at most 100 characters')
+        .superRefine((s, ctx) => {
+          // PostgreSQL text cannot hold NUL (22021); no control or other refused character
+          // can match a stored name anyway.
+          const refused = refusedCharacter(s);
+          if (refused) ctx.addIssue({ code: 'custom', message: `character ${refused} is not allowed` });
+        })
+        .optional(),
       page: queryInt('page', 1, 1_000_000).optional(),
       limit: queryInt('limit', 1, 100).optional(),
     },
