@@ -15,7 +15,8 @@ import { registerAuth } from './http/auth.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { registerJsonBody } from './http/json-body.ts';
 import { registerOpenApi } from './http/openapi.ts';
-import { registerRateLimit } from './http/rate-limit.ts';
+import { registerFailureLimit, registerRateLimit } from './http/rate-limit.ts';
+import { registerSecurityHeaders } from './http/security-headers.ts';
 import { errorBody, registerErrorHandler, sendError } from './http/error-handler.ts';
 import { emisionesRoute } from './http/routes/emisiones.ts';
 import { emisionEstadoDteRoute } from './http/routes/emision-estado-dte.ts';
@@ -56,7 +57,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     },
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
+    ...connectionOptions(opts.config),
   }).withTypeProvider<ZodTypeProvider>();
+  // Beyond this many open connections Node closes new ones at once (slow clients cannot pile up).
+  app.server.maxConnections = opts.config.MAX_CONNECTIONS;
 
   const ctx: AppContext = {
     config: opts.config,
@@ -85,12 +89,14 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   await app.register(sensible);
+  await registerSecurityHeaders(app);
   registerErrorHandler(app);
   // Before auth, so that even a 401 carries the request id.
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', String(request.id));
   });
 
+  registerFailureLimit(app, ctx);
   registerAuth(app, ctx);
   registerRateLimit(app, ctx);
   registerIdempotency(app, ctx);
@@ -142,6 +148,27 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   });
 
   return app;
+}
+
+/**
+ * Connection hygiene (issue 8): headers must arrive within HEADERS_TIMEOUT_MS and the whole
+ * request, body included, within REQUEST_TIMEOUT_MS (Node answers 408 and closes the socket),
+ * idle keep-alive connections close after KEEP_ALIVE_TIMEOUT_MS, and TRUST_PROXY decides
+ * whose X-Forwarded-For gives the client address that the per-address limits count. Node checks
+ * the two request timers every `connectionsCheckingInterval`, so it is kept well below them.
+ */
+function connectionOptions(config: Config) {
+  const headersTimeout = Math.min(config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS);
+  return {
+    // Fastify accepts a hop count at run time (its documentation) though its types omit it.
+    trustProxy: config.TRUST_PROXY as boolean | string,
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
+    http: {
+      headersTimeout,
+      connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(headersTimeout / 4))),
+    },
+  };
 }
 
 declare module 'fastify' {

@@ -39,26 +39,32 @@ export async function locateDocument(
   ctx: AppContext,
   input: { rut: string; type: number; folio: number; auth: AuthenticatedKey | null; tk: string | undefined },
 ): Promise<{ issuer: Issuer; document: Document }> {
-  let issuer: Issuer | null;
   if (input.auth) {
-    issuer = input.auth.issuer;
-  } else {
-    if (!input.tk)
-      throw new AppError('UNAUTHENTICATED', 'Send an API key (Authorization: Bearer …) or the document token (?tk=…).');
-    const rut = normalizeRut(input.rut);
-    issuer = rut ? await ctx.db.prisma.issuer.findUnique({ where: { rut } }) : null;
-    if (!issuer?.active) throw new AppError('ISSUER_NOT_FOUND');
+    const issuer = input.auth.issuer;
+    const document = await findDocument(ctx, issuer, input.type, input.folio);
+    if (!document) {
+      throw new AppError(
+        'DOCUMENT_NOT_FOUND',
+        `No document of type ${input.type} with folio ${input.folio} for ${issuer.rut}.`,
+      );
+    }
+    return { issuer, document };
   }
-  const document = await findDocument(ctx, issuer, input.type, input.folio);
-  if (!document) {
-    throw new AppError(
-      'DOCUMENT_NOT_FOUND',
-      `No document of type ${input.type} with folio ${input.folio} for ${issuer.rut}.`,
-    );
+  if (!input.tk)
+    throw new AppError('UNAUTHENTICATED', 'Send an API key (Authorization: Bearer …) or the document token (?tk=…).');
+  // Without a key, a wrong issuer, a wrong document and a wrong token get the same answer, so
+  // nobody learns who uses Timbre or how many documents an issuer has (DESIGN §7).
+  const rut = normalizeRut(input.rut);
+  const issuer = rut ? await ctx.db.prisma.issuer.findUnique({ where: { rut } }) : null;
+  const document = issuer?.active ? await findDocument(ctx, issuer, input.type, input.folio) : null;
+  if (!issuer || !document || !sameToken(document.publicToken, input.tk)) {
+    throw new AppError('DOCUMENT_NOT_FOUND', TOKEN_NOT_FOUND);
   }
-  if (!input.auth && !sameToken(document.publicToken, input.tk ?? '')) throw new AppError('INVALID_TOKEN');
   return { issuer, document };
 }
+
+/** The one answer to a failed token download, whatever was wrong. */
+export const TOKEN_NOT_FOUND = 'No document matches this link: check the issuer, type, folio and token.';
 
 export async function documentFile(
   document: Document,
