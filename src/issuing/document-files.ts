@@ -2,17 +2,17 @@
  * Downloads of a document's PDF and signed XML (contract §4.5, DESIGN §5). Access is by API
  * key (any role, checked by the auth hook) or by the document's public token `tk`, which opens
  * only that document. The XML is served as the exact signed bytes (ISO-8859-1); the PDF is
- * rendered from the stored document model and TED.
+ * rendered from the stored document model and TED once, then stored (`storedPdf`).
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import type { DteDocument } from '../dte/model.ts';
-import { renderPdf } from '../dte/pdf.ts';
 import { normalizeRut } from '../dte/rut.ts';
 import { AppError } from '../errors.ts';
 import type { Document, Issuer } from '../generated/prisma/client.ts';
 import type { AuthenticatedKey } from '../admin/api-keys.ts';
 import { environmentOf } from './folios.ts';
+import type { PdfRenderer } from './pdf-renderer.ts';
 
 export type FileKind = 'pdf' | 'xml';
 export type PdfFormat = 'letter' | '80mm';
@@ -67,6 +67,8 @@ export async function locateDocument(
 export const TOKEN_NOT_FOUND = 'No document matches this link: check the issuer, type, folio and token.';
 
 export async function documentFile(
+  ctx: AppContext,
+  renderer: PdfRenderer,
   document: Document,
   issuer: Issuer,
   kind: FileKind,
@@ -80,7 +82,33 @@ export async function documentFile(
       body: Buffer.from(document.signedXml),
     };
   }
-  const model = document.model as unknown as DteDocument;
-  const body = await renderPdf(model, document.ted, { format, sandbox: document.environment === 'sandbox' });
+  const body = await storedPdf(ctx, renderer, document, format);
   return { filename: `${base}${format === '80mm' ? '_80mm' : ''}.pdf`, contentType: 'application/pdf', body };
+}
+
+/**
+ * The document's PDF in `format`: rendered once, in a worker thread (src/issuing/pdf-renderer.ts),
+ * on its first download, then stored (document_files) and served from there. Concurrent first
+ * downloads in one process share one render; across instances the first stored copy wins.
+ * A document's printed form depends only on what was stored at issue (model, TED,
+ * environment), so a stored PDF never goes stale.
+ */
+async function storedPdf(ctx: AppContext, renderer: PdfRenderer, document: Document, format: PdfFormat) {
+  const where = { documentId_format: { documentId: document.id, format } };
+  const stored = await ctx.db.prisma.documentFile.findUnique({ where, select: { body: true } });
+  if (stored) return Buffer.from(stored.body);
+  const body = await renderer.render(
+    {
+      doc: document.model as unknown as DteDocument,
+      ted: document.ted,
+      format,
+      sandbox: document.environment === 'sandbox',
+    },
+    `${document.id}:${format}`,
+  );
+  await ctx.db.prisma.documentFile.createMany({
+    data: [{ documentId: document.id, format, body: new Uint8Array(body) }],
+    skipDuplicates: true,
+  });
+  return body;
 }
