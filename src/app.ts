@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import sensible from '@fastify/sensible';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type HTTPMethods } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type HTTPMethods } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type Logger, pino } from 'pino';
 import type { Config } from './config.ts';
@@ -58,6 +58,13 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
     ...connectionOptions(opts.config),
+    // A URL Fastify cannot decode (`/api/%zz/…`) is answered before any hook runs: still in
+    // the error envelope.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('X-Request-Id', String(request.id));
+      const message = error.code === 'FST_ERR_BAD_URL' ? 'The URL is malformed (invalid percent-encoding).' : undefined;
+      (reply as FastifyReply).status(400).send(errorBody(request, 'BAD_REQUEST', message));
+    },
   }).withTypeProvider<ZodTypeProvider>();
   // Beyond this many open connections Node closes new ones at once (slow clients cannot pile up).
   app.server.maxConnections = opts.config.MAX_CONNECTIONS;
