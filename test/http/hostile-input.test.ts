@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
+import { issueDocument } from '../../src/issuing/issue-document.ts';
 import { factura } from '../helpers/requests.ts';
 
 let t: TestApp;
@@ -60,6 +61,26 @@ describe('text that would not verify once signed is a 400 naming the field and t
     const res = await issue(bytes);
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code: 'INVALID_JSON', error: 'The request body is not valid UTF-8.' });
+  });
+});
+
+describe('the last check before storing', () => {
+  it('a document whose stored bytes would not verify is not stored, and its folio goes back', async () => {
+    // Past the request rules (called below the route), a U+2028 reaches the signer: the parser
+    // used while signing reads it as a line break, libxml2 does not, so the digest cannot match.
+    const issuer = await t.ctx.db.prisma.issuer.findUniqueOrThrow({ where: { rut } });
+    const req = factura({ items: [{ name: 'Mar\u2028tillo', qty: 1, price: 100 }] }) as never;
+    const before = await documents();
+    await expect(issueDocument(t.ctx, issuer, req)).rejects.toMatchObject({ code: 'DOCUMENT_NOT_VERIFIABLE' });
+    expect(await documents()).toBe(before);
+    const next = await issue(factura());
+    expect(next.statusCode).toBe(200);
+    const last = await t.ctx.db.prisma.document.findFirstOrThrow({
+      where: { issuerId: issuer.id, type: 33 },
+      orderBy: { folio: 'desc' },
+      skip: 1,
+    });
+    expect(next.json().folio).toBe(last.folio + 1);
   });
 });
 
