@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { cafPublicKey } from '../../src/dte/caf.ts';
 import { computeDocument } from '../../src/dte/totals.ts';
 import { issueRequestSchema } from '../../src/dte/issue-request.ts';
-import { verifyStoredDte } from '../../src/dte/verify-stored.ts';
+import { XmlDocument } from 'libxml2-wasm';
+import { canonicalElement, verifyStoredDte } from '../../src/dte/verify-stored.ts';
 import { DATE, ISSUER, issueDocument, replaceOnce, testCertificate } from '../helpers/dte-pipeline.ts';
 import { factura } from '../helpers/requests.ts';
 import { xmlsecVerify } from '../helpers/verify.ts';
@@ -52,5 +53,18 @@ describe('verifyStoredDte', () => {
     const wrongCaf = { ...keysOf(d.caf), cafKey: createPublicKey(cert.certPem) };
     expect(verifyStoredDte(other.bytes, wrongCaf).errors.join()).toMatch(/TED/);
     expect(verifyStoredDte(Buffer.from('<DTE'), keysOf(d.caf)).valid).toBe(false);
+  });
+
+  it('reads an element back as libxml2 canonicalises it in place (Documento, SignedInfo)', () => {
+    const d = issuedWithName('Ñandú & <x> 💥');
+    const text = d.bytes.toString('latin1');
+    const doc = XmlDocument.fromBuffer(d.bytes);
+    try {
+      const inPlace = (xpath: string) => doc.get(xpath)!.canonicalizeToString();
+      expect(canonicalElement(text, 'Documento', /<Documento\s/)).toBe(inPlace('/*/*[@ID]'));
+      expect(canonicalElement(text, 'SignedInfo', /<SignedInfo[\s>]/)).toBe(inPlace('//*[local-name()="SignedInfo"]'));
+    } finally {
+      doc.dispose();
+    }
   });
 });
