@@ -29,8 +29,23 @@ function sameToken(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-async function findDocument(ctx: AppContext, issuer: Issuer, type: number, folio: number): Promise<Document | null> {
-  const candidates = await ctx.db.prisma.document.findMany({ where: { issuerId: issuer.id, type, folio } });
+/**
+ * A located document without its large columns (the request, the model and the signed XML of
+ * a 1000-line boleta weigh about a megabyte): a download reads only what it serves.
+ */
+export type LocatedDocument = Omit<Document, 'request' | 'model' | 'signedXml'>;
+const LIGHT = { request: true, model: true, signedXml: true } as const;
+
+async function findDocument(
+  ctx: AppContext,
+  issuer: Issuer,
+  type: number,
+  folio: number,
+): Promise<LocatedDocument | null> {
+  const candidates = await ctx.db.prisma.document.findMany({
+    where: { issuerId: issuer.id, type, folio },
+    omit: LIGHT,
+  });
   // A folio is unique per environment; prefer the issuer's current one.
   return candidates.find((d) => d.environment === environmentOf(issuer)) ?? candidates[0] ?? null;
 }
@@ -38,7 +53,7 @@ async function findDocument(ctx: AppContext, issuer: Issuer, type: number, folio
 export async function locateDocument(
   ctx: AppContext,
   input: { rut: string; type: number; folio: number; auth: AuthenticatedKey | null; tk: string | undefined },
-): Promise<{ issuer: Issuer; document: Document }> {
+): Promise<{ issuer: Issuer; document: LocatedDocument }> {
   if (input.auth) {
     const issuer = input.auth.issuer;
     const document = await findDocument(ctx, issuer, input.type, input.folio);
@@ -69,7 +84,7 @@ export const TOKEN_NOT_FOUND = 'No document matches this link: check the issuer,
 export async function documentFile(
   ctx: AppContext,
   renderer: PdfRenderer,
-  document: Document,
+  document: LocatedDocument,
   issuer: Issuer,
   kind: FileKind,
   format: PdfFormat,
@@ -79,7 +94,14 @@ export async function documentFile(
     return {
       filename: `${base}.xml`,
       contentType: 'application/xml; charset=ISO-8859-1',
-      body: Buffer.from(document.signedXml),
+      body: Buffer.from(
+        (
+          await ctx.db.prisma.document.findUniqueOrThrow({
+            where: { id: document.id },
+            select: { signedXml: true },
+          })
+        ).signedXml,
+      ),
     };
   }
   const body = await storedPdf(ctx, renderer, document, format);
@@ -93,13 +115,17 @@ export async function documentFile(
  * A document's printed form depends only on what was stored at issue (model, TED,
  * environment), so a stored PDF never goes stale.
  */
-async function storedPdf(ctx: AppContext, renderer: PdfRenderer, document: Document, format: PdfFormat) {
+async function storedPdf(ctx: AppContext, renderer: PdfRenderer, document: LocatedDocument, format: PdfFormat) {
   const where = { documentId_format: { documentId: document.id, format } };
   const stored = await ctx.db.prisma.documentFile.findUnique({ where, select: { body: true } });
   if (stored) return Buffer.from(stored.body);
+  const { model } = await ctx.db.prisma.document.findUniqueOrThrow({
+    where: { id: document.id },
+    select: { model: true },
+  });
   const body = await renderer.render(
     {
-      doc: document.model as unknown as DteDocument,
+      doc: model as unknown as DteDocument,
       ted: document.ted,
       format,
       sandbox: document.environment === 'sandbox',
