@@ -83,6 +83,8 @@ export const configSchema = z.object({
   MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1024),
   /** PDF renders running at once (worker threads); further downloads wait their turn. */
   PDF_RENDER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** PDF downloads served at once per instance (stored or rendered); further ones wait their turn. */
+  PDF_DOWNLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(4),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
 });
 

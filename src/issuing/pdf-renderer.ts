@@ -115,3 +115,24 @@ export function createPdfRenderer(opts: { concurrency: number }): PdfRenderer {
     },
   };
 }
+
+/**
+ * At most `limit` calls of `run` at once; the rest wait in order. PDF downloads go through one
+ * (PDF_DOWNLOAD_CONCURRENCY): ten clients looping over a public link then occupy a few slots
+ * of the event loop and the database pool, not all of them, and other tenants' requests are
+ * answered in between.
+ */
+export function createLimiter(limit: number): <T>(run: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async <T>(run: () => Promise<T>): Promise<T> => {
+    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    active += 1;
+    try {
+      return await run();
+    } finally {
+      active -= 1;
+      waiting.shift()?.();
+    }
+  };
+}

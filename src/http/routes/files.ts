@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { documentFile, type FileKind, locateDocument } from '../../issuing/document-files.ts';
-import { createPdfRenderer } from '../../issuing/pdf-renderer.ts';
+import { createLimiter, createPdfRenderer } from '../../issuing/pdf-renderer.ts';
 import { commonErrors } from '../schemas.ts';
 
 const params = z.object({
@@ -50,6 +50,7 @@ export function filesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     // Renders run in worker threads, PDF_RENDER_CONCURRENCY at a time, for this app's lifetime.
     const renderer = createPdfRenderer({ concurrency: ctx.config.PDF_RENDER_CONCURRENCY });
     app.addHook('onClose', async () => renderer.close());
+    const pdfDownloads = createLimiter(ctx.config.PDF_DOWNLOAD_CONCURRENCY);
     for (const kind of ['pdf', 'xml'] as const) {
       app.get(
         `/api/:rut/${kind}/:type/:folio`,
@@ -77,7 +78,8 @@ export function filesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             auth: request.auth,
             tk: q.tk,
           });
-          const file = await documentFile(ctx, renderer, document, issuer, kind, q.format ?? 'letter');
+          const serve = () => documentFile(ctx, renderer, document, issuer, kind, q.format ?? 'letter');
+          const file = kind === 'pdf' ? await pdfDownloads(serve) : await serve();
           reply.header('Cache-Control', 'private, no-store');
           if (q.base64 === '1') {
             return base64Response.parse({
