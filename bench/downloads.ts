@@ -202,7 +202,7 @@ export function downloadsSection(r: DownloadsReport, day: string, load: string):
   const ok = (p99: number) => (p99 <= 50 ? 'yes' : '**no**');
   return `## PDF downloads and the last check before storing
 
-Measured on ${day}; load average (1 / 5 / 15 min) ${load}. Over HTTP against a real server process (defaults: PDF_RENDER_CONCURRENCY 2 worker threads). A PDF is rendered once, in a worker thread, on its first download, stored (\`document_files\`) and served from there afterwards.
+Measured on ${day}; load average (1 / 5 / 15 min) ${load}. Over HTTP against a real server process with the defaults PDF_RENDER_CONCURRENCY 2 (worker threads) and PDF_DOWNLOAD_CONCURRENCY 4, the per-address limit lifted (RATE_LIMIT_PER_MINUTE 10 000 000: with the default 600 the 10 clients, from one address, would get 429 after 600 downloads a minute). A PDF is rendered once, in a worker thread, on its first download, stored (\`document_files\`) and served from there afterwards; the download clients loop without pause.
 
 A 1000-line boleta (${r.pages} pages, ${(r.pdfBytes / 1024).toFixed(0)} KiB): first download (render in a worker + store) **${r.firstRenderMs.toFixed(0)} ms**; repeat download p50 **${r.repeatP50.toFixed(1)} ms**, p99 ${r.repeatP99.toFixed(1)} ms.
 
