@@ -6,7 +6,9 @@
  * default "16,64"), BENCH_INSTANCES ("1,2"; 0 skips issuing), BENCH_LIST_DOCS (documents seeded
  * for the list part, default 1000000; 0 skips it; e.g. 20000 for a quick run),
  * BENCH_LIST_REQUESTS (timed requests per list case, default 300), BENCH_KEEP_DB (keep the
- * embedded run's database instead of dropping it, e.g. to EXPLAIN its queries).
+ * embedded run's database instead of dropping it, e.g. to EXPLAIN its queries), BENCH_ONLY
+ * ("downloads": only the PDF downloads section, bench/downloads.ts; the other sections of the
+ * previous BENCHMARKS.md are kept).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
@@ -28,6 +30,7 @@ import { computeDv } from '../src/dte/rut.ts';
 import { santiagoDate } from '../src/dte/chile-time.ts';
 import { countCases, type ListMeasure, listCases, measureList, timeCountStar } from './list.ts';
 import { seedDocuments } from './seed-documents.ts';
+import { downloadsBenchmark, downloadsSection } from './downloads.ts';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 1500);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '16,64').split(',').map(Number);
@@ -37,6 +40,7 @@ const INSTANCES = (process.env.BENCH_INSTANCES ?? '1,2')
   .filter((n) => n > 0);
 const LIST_DOCS = Number(process.env.BENCH_LIST_DOCS ?? 1_000_000);
 const LIST_REQUESTS = Number(process.env.BENCH_LIST_REQUESTS ?? 300);
+const ONLY_DOWNLOADS = process.env.BENCH_ONLY === 'downloads';
 /** Folios a sandbox range request may ask for at once (POST folios_sii). */
 const FOLIO_REQUEST_MAX = 10_000;
 
@@ -425,7 +429,7 @@ async function main() {
   const sign = signingRate();
   console.log(sign);
   console.log('pdf rendering…');
-  const pdf = await pdfRender();
+  const pdf = ONLY_DOWNLOADS ? null : await pdfRender();
   console.log(pdf);
 
   const dataDir = resolve('.data-bench');
@@ -458,14 +462,41 @@ async function main() {
 
   // The list part runs first, so the issuing runs below write into a table that already holds
   // the seeded million rows and their indexes, as a busy installation's does.
-  const list = LIST_DOCS > 0 ? await listBenchmark(env) : null;
+  const list = LIST_DOCS > 0 && !ONLY_DOWNLOADS ? await listBenchmark(env) : null;
+
+  console.log('downloads…');
+  const downloadsLoadBefore = loadavg();
+  const downloads = await withServer(env, async (port) => {
+    // The 1000-line boletas are issuer A's (a second issuer); the list measured is Bench SpA's.
+    const a = await cli(
+      env,
+      'issuer',
+      'create',
+      '--rut',
+      '96790240-3',
+      '--name',
+      'Otro Emisor SpA',
+      '--giro',
+      'Comercio',
+      '--acteco',
+      '475201',
+      '--address',
+      'Calle 2',
+      '--comuna',
+      'Santiago',
+    );
+    const aKey = (await cli(env, 'key', 'create', '--rut', a.rut, '--role', 'owner')).key as string;
+    return downloadsBenchmark(`http://127.0.0.1:${port}`, { rut: a.rut, key: aKey }, { rut: issuer.rut, key });
+  });
+  console.log(downloads);
+  const downloadsLoad = `${fmtLoad(downloadsLoadBefore)} before, ${fmtLoad(loadavg())} after`;
 
   const rows: string[] = [];
   let worstRss = 0;
   const failureNotes: string[] = [];
   let foliosReady = false;
   const issuingLoadBefore = INSTANCES.length ? loadavg() : null;
-  for (const instances of INSTANCES) {
+  for (const instances of ONLY_DOWNLOADS ? [] : INSTANCES) {
     const servers = await Promise.all(Array.from({ length: instances }, () => startServer(env)));
     try {
       if (!foliosReady) {
@@ -519,7 +550,10 @@ async function main() {
   const day = started.toISOString().slice(0, 10);
   const issuingLoad = issuingLoadBefore ? `${fmtLoad(issuingLoadBefore)} before, ${fmtLoad(loadavg())} after` : '';
   const fresh: Record<SectionKey, string | null> = {
-    signing: `## Pure signing rate (one core)
+    downloads: downloadsSection(downloads, day, downloadsLoad),
+    signing: ONLY_DOWNLOADS
+      ? null
+      : `## Pure signing rate (one core)
 
 Measured on ${day}. One 2048-bit XMLDSig of a 10-line factura (C14N + SHA-1 + RSA) plus one TED signature with the 512-bit CAF key: **${sign.perSecond.toFixed(0)} docs/s** (${sign.msPerDoc.toFixed(2)} ms per document).
 `,
@@ -538,10 +572,12 @@ Targets (2-core machine): issue rate ≥ 50 % of the signing rate, p99 ≤ 50 ms
 Peak RSS target ≤ 300 MB per instance: **${worstRss <= 300 * 2 ** 20 ? 'met' : 'not met'}** (worst ${(worstRss / 2 ** 20).toFixed(0)} MB). The instances run the way \`npm start\` and the Dockerfile run them: compiled by \`tsc\` and run by plain node with a 192 MB old-generation heap (\`--max-old-space-size=192\`; without it V8 lets the heap grow to ~400 MB before collecting, for the same throughput; under a TypeScript loader such as tsx an idle instance holds ~200 MB more).
 `
       : null,
-    pdf: `## PDF rendering alone (10-line factura, PDF417 included)
+    pdf: pdf
+      ? `## PDF rendering alone (10-line factura, PDF417 included)
 
 Measured on ${day}. Letter p50 **${pdf.letterP50.toFixed(1)} ms** (p99 ${pdf.p99.toFixed(1)} ms); 80 mm roll p50 **${pdf.rollP50.toFixed(1)} ms**.
-`,
+`
+      : null,
   };
   // A partial run (BENCH_LIST_DOCS=0 or BENCH_INSTANCES=0, e.g. to re-measure the list alone
   // when the shared machine was busy) keeps the other sections of the previous report.
@@ -558,14 +594,25 @@ ${body.join('\n')}`;
   console.log(md);
 }
 
-type SectionKey = 'signing' | 'list' | 'issuing' | 'pdf';
-const SECTION_KEYS: SectionKey[] = ['signing', 'list', 'issuing', 'pdf'];
+type SectionKey = 'signing' | 'list' | 'issuing' | 'pdf' | 'downloads';
+const SECTION_KEYS: SectionKey[] = ['signing', 'list', 'issuing', 'pdf', 'downloads'];
 const SECTION_TITLES: Record<SectionKey, string> = {
   signing: 'Pure signing rate',
   list: 'Listing',
   issuing: 'Issuing over HTTP',
   pdf: 'PDF rendering alone',
+  downloads: 'PDF downloads and the last check before storing',
 };
+
+/** One server process for the length of `run`. */
+async function withServer<T>(env: Record<string, string>, run: (port: number) => Promise<T>): Promise<T> {
+  const server = await startServer(env);
+  try {
+    return await run(server.port);
+  } finally {
+    await server.stop();
+  }
+}
 
 /** The `## ` sections of an earlier BENCHMARKS.md, by key. */
 function reportSections(md: string): Partial<Record<SectionKey, string>> {

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import sensible from '@fastify/sensible';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type HTTPMethods } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type HTTPMethods } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type Logger, pino } from 'pino';
 import type { Config } from './config.ts';
@@ -14,8 +14,10 @@ import type { Database } from './db/database.ts';
 import { AppError } from './errors.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerIdempotency } from './http/idempotency.ts';
+import { registerJsonBody } from './http/json-body.ts';
 import { registerOpenApi } from './http/openapi.ts';
-import { registerRateLimit } from './http/rate-limit.ts';
+import { registerFailureLimit, registerRateLimit } from './http/rate-limit.ts';
+import { registerSecurityHeaders } from './http/security-headers.ts';
 import { errorBody, registerErrorHandler, sendError } from './http/error-handler.ts';
 import { emisionesRoute } from './http/routes/emisiones.ts';
 import { emisionEstadoDteRoute } from './http/routes/emision-estado-dte.ts';
@@ -25,6 +27,7 @@ import { filesRoutes } from './http/routes/files.ts';
 import { foliosRoutes } from './http/routes/folios.ts';
 import { previewRoute } from './http/routes/preview.ts';
 import { startJobs } from './issuing/jobs.ts';
+import { createPdfRenderer } from './issuing/pdf-renderer.ts';
 import { dashboard } from './web/index.ts';
 import { loggerOptions } from './logger.ts';
 import { createSiiClient } from './sii/client.ts';
@@ -64,7 +67,17 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     // Draining is answered below, in the error envelope (Fastify's own 503 body is not).
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
+    ...connectionOptions(opts.config),
+    // A URL Fastify cannot decode (`/api/%zz/…`) is answered before any hook runs: still in
+    // the error envelope.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('X-Request-Id', String(request.id));
+      const message = error.code === 'FST_ERR_BAD_URL' ? 'The URL is malformed (invalid percent-encoding).' : undefined;
+      (reply as FastifyReply).status(400).send(errorBody(request, 'BAD_REQUEST', message));
+    },
   }).withTypeProvider<ZodTypeProvider>();
+  // Beyond this many open connections Node closes new ones at once (slow clients cannot pile up).
+  app.server.maxConnections = opts.config.MAX_CONNECTIONS;
 
   const ctx: AppContext = {
     config: opts.config,
@@ -74,8 +87,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     caches: createKeyCaches(),
     sii: opts.sii ?? createSiiClient({ config: opts.config, log: app.log as Logger }),
     jobs: null,
+    pdf: createPdfRenderer({ concurrency: opts.config.PDF_RENDER_CONCURRENCY }),
   };
   app.decorate('ctx', ctx);
+  app.addHook('onClose', async () => ctx.pdf.close());
   // Background jobs start with the app (a queue that only sends wake-ups when JOBS_ENABLED is
   // false) and stop before the database closes.
   // The operator change feed (LISTEN/NOTIFY) keeps the caches true to what the CLI or another
@@ -101,9 +116,11 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   // Bodies are JSON only: Fastify's built-in text/plain parser would hand a string to the
   // zod schema and turn a wrong Content-Type into a confusing validation error.
   app.removeContentTypeParser('text/plain');
+  registerJsonBody(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   await app.register(sensible);
+  await registerSecurityHeaders(app);
   registerErrorHandler(app);
   // While the instance drains (close() was called, e.g. on SIGTERM), a request that still
   // arrives — on a kept-alive connection — answers 503 SERVICE_UNAVAILABLE with
@@ -121,6 +138,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     }
   });
 
+  registerFailureLimit(app, ctx);
   registerAuth(app, ctx);
   registerRateLimit(app, ctx);
   registerIdempotency(app, ctx);
@@ -174,6 +192,27 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   });
 
   return app;
+}
+
+/**
+ * Connection hygiene (issue 8): headers must arrive within HEADERS_TIMEOUT_MS and the whole
+ * request, body included, within REQUEST_TIMEOUT_MS (Node answers 408 and closes the socket),
+ * idle keep-alive connections close after KEEP_ALIVE_TIMEOUT_MS, and TRUST_PROXY decides
+ * whose X-Forwarded-For gives the client address that the per-address limits count. Node checks
+ * the two request timers every `connectionsCheckingInterval`, so it is kept well below them.
+ */
+function connectionOptions(config: Config) {
+  const headersTimeout = Math.min(config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS);
+  return {
+    // Fastify accepts a hop count at run time (its documentation) though its types omit it.
+    trustProxy: config.TRUST_PROXY as boolean | string,
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
+    http: {
+      headersTimeout,
+      connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(headersTimeout / 4))),
+    },
+  };
 }
 
 declare module 'fastify' {

@@ -26,6 +26,7 @@ import { type AppContext, createKeyCaches } from './context.ts';
 import { openDatabase } from './db/database.ts';
 import { createSignInToken, createUser, deactivateUser, listUsers, resetPassword, userView } from './admin/users.ts';
 import { randomBytes } from 'node:crypto';
+import { createPdfRenderer } from './issuing/pdf-renderer.ts';
 import { AppError } from './errors.ts';
 import { loggerOptions } from './logger.ts';
 import { createSiiClient } from './sii/client.ts';
@@ -395,6 +396,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       caches: createKeyCaches(),
       sii: createSiiClient({ config, log }),
       jobs: null,
+      pdf: createPdfRenderer({ concurrency: 1 }),
     };
     const out = await run(ctx, command, flags, io);
     io.stdout(flags.json ? `${JSON.stringify(out.json)}\n` : `${out.human}\n`);

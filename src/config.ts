@@ -70,6 +70,34 @@ export const configSchema = z.object({
     .regex(/^\d{1,8}-[\dK]$/, 'must be a RUT with hyphen and check digit, e.g. 76354771-K')
     .optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  /** Failed attempts (401, 403, a download's 404 without a key) per client address per minute, then 429. */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  /**
+   * Which proxies to believe for the client address (X-Forwarded-For): false (none, the
+   * default), true (any: only behind a balancer that overwrites the header), a number of hops,
+   * or a comma-separated list of proxy addresses / CIDRs.
+   */
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((v): boolean | number | string => {
+      const t = v.trim().toLowerCase();
+      if (t === 'true') return true;
+      if (t === 'false') return false;
+      return /^\d+$/.test(t) ? Number(t) : v.trim();
+    }),
+  /** Time allowed to receive a request's headers, ms (slow-header clients are cut off). */
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  /** Time allowed to receive a whole request, headers and body, ms (slow-body clients are cut off). */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  /** How long an idle keep-alive connection is kept open, ms. */
+  KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  /** Open connections accepted at once; beyond it new connections are closed at once. */
+  MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1024),
+  /** PDF renders running at once (worker threads); further downloads wait their turn. */
+  PDF_RENDER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** PDF downloads served at once per instance (stored or rendered); further ones wait their turn. */
+  PDF_DOWNLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(4),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
 });
 

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { KeyCaches } from './caches.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
+import type { PdfRenderer } from './issuing/pdf-renderer.ts';
 import type { SiiClient } from './sii/types.ts';
 
 export type Clock = () => Date;
@@ -31,4 +32,9 @@ export interface AppContext {
   sii: SiiClient;
   /** Background work; null until started, and in processes that run none (the CLI). */
   jobs: JobQueue | null;
+  /**
+   * PDF rendering in worker threads (PDF_RENDER_CONCURRENCY at a time; workers start on first
+   * use), shared by the API's downloads, the dashboard and e-mail, so the bound is per process.
+   */
+  pdf: PdfRenderer;
 }

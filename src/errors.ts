@@ -18,7 +18,6 @@ export const ERROR_CATALOG = {
   INVALID_API_KEY: { status: 401, message: 'The API key is invalid or has been revoked.' },
   FORBIDDEN_ISSUER: { status: 403, message: 'This API key has no access to the issuer.' },
   FORBIDDEN_ROLE: { status: 403, message: 'This API key’s role may not perform this operation.' },
-  INVALID_TOKEN: { status: 403, message: 'The public token does not open this document.' },
   ISSUER_NOT_FOUND: { status: 404, message: 'The issuer does not exist or is inactive.' },
   DOCUMENT_NOT_FOUND: { status: 404, message: 'No document with that type and folio exists for this issuer.' },
   ROUTE_NOT_FOUND: { status: 404, message: 'Unknown endpoint.' },
@@ -71,6 +70,16 @@ export const ERROR_CATALOG = {
   USER_EXISTS: { status: 409, message: 'A user with that e-mail already exists.' },
   USER_NOT_FOUND: { status: 404, message: 'No user with that e-mail exists.' },
   CSRF_FAILED: { status: 403, message: 'The form expired or did not come from this dashboard; reload and try again.' },
+  // Hostile input and abuse (issue 8)
+  BAD_REQUEST: {
+    status: 400,
+    message: 'The request was refused (a 4xx other than the codes above; the HTTP status tells which).',
+  },
+  DOCUMENT_NOT_VERIFIABLE: {
+    status: 500,
+    message:
+      'The generated document did not verify as it would be stored (XMLDSig or TED; a Timbre bug); nothing was stored and no folio was used.',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

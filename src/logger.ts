@@ -35,9 +35,39 @@ export const REDACT_PATHS = [
   'xml',
 ];
 
-/** Hides the `tk` query parameter (it opens a document) in logged URLs. */
+/**
+ * Query parameter names whose values are hidden in logged URLs, compared after
+ * percent-decoding, lower-casing and dropping everything but letters and digits (so `tk`,
+ * `?t%6B=`, `TK`, `api_key`, `API-Key` and `access.token` all match).
+ */
+const SECRET_NAMES = new Set(['tk', 'key', 'apikey', 'token', 'password', 'pass', 'pwd', 'secret', 'auth', 'sig']);
+const SECRET_PARTS = /token|key|secret|passw|auth|credential|signature|session/;
+
+function isSecretName(raw: string): boolean {
+  let name = raw.replace(/\+/g, ' ');
+  try {
+    name = decodeURIComponent(name);
+  } catch {
+    // A malformed escape: judge the name as written, and hide it when in doubt below.
+    name = name.replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
+  }
+  const plain = name.toLowerCase().replace(/[^a-z0-9]/g, '');
+  return SECRET_NAMES.has(plain) || SECRET_PARTS.test(plain);
+}
+
+/** Hides the values of secret-looking query parameters (the `tk` that opens a document, keys …) in logged URLs. */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&]tk=)[^&#]*/g, '$1[REDACTED]');
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const hash = url.indexOf('#', q);
+  const query = url.slice(q + 1, hash < 0 ? undefined : hash);
+  const parts = query.split(/([&;])/).map((part) => {
+    if (part === '&' || part === ';') return part;
+    const eq = part.indexOf('=');
+    const name = eq < 0 ? part : part.slice(0, eq);
+    return eq >= 0 && isSecretName(name) ? `${name}=[REDACTED]` : part;
+  });
+  return `${url.slice(0, q + 1)}${parts.join('')}`;
 }
 
 export function loggerOptions(level: string): LoggerOptions {

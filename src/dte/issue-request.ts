@@ -6,8 +6,8 @@
  *
  * Decisions where the contract is silent (README "Issuing"):
  * - Unknown fields are refused (400) at every level, so a misspelt `discount_pct` is not lost.
- * - Text is trimmed; control characters are refused (a line break is allowed only in
- *   `items[].description`).
+ * - Text is trimmed; control characters and the other characters of `refusedCharacter`
+ *   (src/dte/xml-text.ts) are refused (a line break or tab is allowed only in `items[].description`).
  * - Quantities and prices are JSON numbers with up to 6 decimals (Dec12_6Type); prices may be
  *   0 (a free line) but not negative.
  */
@@ -15,19 +15,25 @@ import { z } from 'zod';
 import { isRealDate } from './calendar-date.ts';
 import { DTE_TYPES, type DteType, isBoleta, referenceCode } from './model.ts';
 import { normalizeRut } from './rut.ts';
+import { refusedCharacter } from './xml-text.ts';
 
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000d\u000e-\u001f\u007f\ufffe\uffff]/;
 const LINE_BREAKS = /[\n\t]/;
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/** A text field of at most `max` characters (SII length), trimmed, non-empty. */
+/**
+ * A text field of at most `max` characters (SII length), trimmed, non-empty, made only of
+ * characters that survive the signed XML byte-exact (`refusedCharacter`, src/dte/xml-text.ts):
+ * any other is a 400 naming the field and the character, e.g. "character U+2028 is not allowed".
+ */
 function siiText(max: number, opts: { multiline?: boolean } = {}) {
   return z
     .string()
     .trim()
     .min(1, 'must not be empty')
     .refine((s) => [...s].length <= max, `must be at most ${max} characters (SII limit)`)
-    .refine((s) => !CONTROL.test(s) && !LONE_SURROGATE.test(s), 'must not contain control characters')
+    .superRefine((s, ctx) => {
+      const refused = refusedCharacter(s);
+      if (refused) ctx.addIssue({ code: 'custom', message: `character ${refused} is not allowed` });
+    })
     .refine((s) => opts.multiline || !LINE_BREAKS.test(s), 'must be a single line');
 }
 
@@ -79,7 +85,13 @@ const rut = z
     return r;
   });
 
-const date = z.string().refine(isRealDate, 'must be a real date written YYYY-MM-DD');
+/** FechaType (SiiTypes_v10.xsd): a real date from 2000-01-01 to 2050-12-31. */
+export const FIRST_DATE = '2000-01-01';
+export const LAST_DATE = '2050-12-31';
+const date = z
+  .string()
+  .refine(isRealDate, 'must be a real date written YYYY-MM-DD')
+  .refine((s) => s >= FIRST_DATE && s <= LAST_DATE, `must be from ${FIRST_DATE} to ${LAST_DATE} (SII FechaType)`);
 
 export const receiverSchema = z.strictObject({
   rut,

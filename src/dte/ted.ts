@@ -79,7 +79,9 @@ export function buildTed({ doc, caf, cafPrivateKey, timestamp }: BuildTedInput):
     rsr,
     // MNT must be byte-identical to MntTotal (TED-3-640, docs/sii-reference.md §3.1).
     mnt: doc.totals.total,
-    it1: tedText(doc.lines[0]?.name ?? ''),
+    // IT1 may not be empty (the XSD's IT1 has minLength 1): a name with nothing printable left
+    // after the TED text rule (only quotes, say) is stamped as "-".
+    it1: tedText(doc.lines[0]?.name ?? '') || '-',
     cafXml: caf.cafXml,
     tsted: timestamp,
   });

@@ -82,3 +82,55 @@ export function toLatin1(text: string): string {
   }
   return out;
 }
+
+/**
+ * The character policy of request text (issue 8, DESIGN §7 "every stored document verifies").
+ * Text is written into the signed XML as ISO-8859-1 bytes, characters beyond U+00FF as numeric
+ * character references; every character accepted here survives that byte-exact through any XML
+ * 1.0 parser (libxml2/xmlsec1, the SII's) and through the one used while signing. Refused:
+ *
+ * - C0 controls (U+0000–U+001F) but tab and line feed, DEL and the C1 controls
+ *   (U+0080–U+009F): not allowed in XML 1.0 text or, for C1, read as line breaks by XML 1.1-minded
+ *   parsers (U+0085) and never meaningful on an invoice. CR is refused because XML parsers turn
+ *   it into a line feed. Tab and line feed are further limited by the field (`multiline`).
+ * - U+2028 and U+2029: line and paragraph separators that some parsers normalise to U+000A
+ *   before the digest, so the signature would not verify over the stored bytes.
+ * - U+FFFD: the replacement character is what a broken encoding upstream leaves behind; the
+ *   caller's real text is already lost, so it is refused rather than stamped on a tax document.
+ * - Noncharacters (U+FDD0–U+FDEF and every U+xxFFFE / U+xxFFFF) and lone surrogates: not text.
+ * - Bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): they reorder
+ *   what is displayed, so a printed PDF could read differently from the signed XML
+ *   ("Trojan Source", CVE-2021-42574); Chilean tax text never needs them.
+ *
+ * Accepted and kept byte-exact: everything else, including characters beyond Latin-1 (written
+ * as `&#N;` in the XML; the TED, which cannot carry references, prints Latin-1 look-alikes or
+ * `?`), astral characters (emoji), combining marks, zero-width joiners and private-use
+ * characters.
+ */
+export function refusedCharacter(text: string): string | null {
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    let cp = unit;
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        cp = (unit - 0xd800) * 0x400 + (next - 0xdc00) + 0x10000;
+        i++;
+      }
+    }
+    if (isRefused(cp)) return `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
+  }
+  return null;
+}
+
+function isRefused(cp: number): boolean {
+  if (cp < 0x20) return cp !== 0x09 && cp !== 0x0a;
+  if (cp >= 0x7f && cp <= 0x9f) return true;
+  if (cp >= 0xd800 && cp <= 0xdfff) return true; // a lone surrogate (pairs were combined above)
+  if (cp === 0x2028 || cp === 0x2029 || cp === 0xfffd) return true;
+  if (cp >= 0xfdd0 && cp <= 0xfdef) return true;
+  if ((cp & 0xfffe) === 0xfffe) return true;
+  return (
+    cp === 0x061c || cp === 0x200e || cp === 0x200f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069)
+  );
+}

@@ -54,22 +54,35 @@ export function validateXml(bytes: Uint8Array, schema: SchemaName): ValidationRe
     return { valid: false, errors: [`not well-formed: ${(e as Error).message}`] };
   }
   try {
-    validator(schema).validate(doc);
-    return { valid: true, errors: [] };
-  } catch (e) {
-    const details = (e as { details?: { line?: number; message: string }[] }).details;
-    const errors = details?.length
-      ? details.map((d) => `line ${d.line ?? '?'}: ${d.message.trim()}`)
-      : [(e as Error).message];
-    return { valid: false, errors };
+    const errors = validateParsed(doc, schema);
+    return { valid: errors.length === 0, errors };
   } finally {
     doc.dispose();
   }
 }
 
+/** XSD errors of an already parsed document (none: valid). */
+function validateParsed(doc: XmlDocument, schema: SchemaName): string[] {
+  try {
+    validator(schema).validate(doc);
+    return [];
+  } catch (e) {
+    const details = (e as { details?: { line?: number; message: string }[] }).details;
+    return details?.length ? details.map((d) => `line ${d.line ?? '?'}: ${d.message.trim()}`) : [(e as Error).message];
+  }
+}
+
 /** A single signed DTE: DTE_v10.xsd, or the boleta schema for types 39 and 41. */
 export function validateDte(bytes: Uint8Array): ValidationResult {
+  return validateXml(bytes, dteSchemaOf(bytes));
+}
+
+/** The XSD errors of a single signed DTE already parsed from `bytes` (none: valid). */
+export function validateParsedDte(doc: XmlDocument, bytes: Uint8Array): string[] {
+  return validateParsed(doc, dteSchemaOf(bytes));
+}
+
+function dteSchemaOf(bytes: Uint8Array): SchemaName {
   const head = Buffer.from(bytes.subarray(0, 600)).toString('latin1');
-  const boleta = /<TipoDTE>\s*(39|41)\s*<\/TipoDTE>/.test(head);
-  return validateXml(bytes, boleta ? 'timbre-boleta-dte.xsd' : 'DTE_v10.xsd');
+  return /<TipoDTE>\s*(39|41)\s*<\/TipoDTE>/.test(head) ? 'timbre-boleta-dte.xsd' : 'DTE_v10.xsd';
 }

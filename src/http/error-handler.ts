@@ -70,7 +70,31 @@ export function registerErrorHandler(app: FastifyInstance): void {
       if (appError.status >= 500) request.log.error({ err: error, code: appError.code }, 'request failed');
       return sendError(request, reply, appError);
     }
+    // A plugin's own 4xx (@fastify/static under /docs answering a bad path, say) keeps its
+    // status: the client asked for something wrong, which is not our failure.
+    const status = (error as { statusCode?: unknown }).statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      request.log.info({ err: error, status }, 'request refused by a plugin');
+      return reply.status(status).send(errorBody(request, clientErrorCode(status), clientErrorMessage(status)));
+    }
     request.log.error({ err: error }, 'unhandled error');
     return reply.status(500).send(errorBody(request, 'INTERNAL'));
   });
+}
+
+/** The catalog code a plugin's bare 4xx is reported under (the status itself is kept). */
+function clientErrorCode(status: number): ErrorCode {
+  if (status === 401) return 'UNAUTHENTICATED';
+  if (status === 404) return 'ROUTE_NOT_FOUND';
+  if (status === 405) return 'METHOD_NOT_ALLOWED';
+  if (status === 413) return 'PAYLOAD_TOO_LARGE';
+  if (status === 429) return 'RATE_LIMITED';
+  return 'BAD_REQUEST';
+}
+
+function clientErrorMessage(status: number): string {
+  if (status === 404) return 'Not found.';
+  if (status === 403) return 'Forbidden.';
+  if (status === 408) return 'The request took too long to arrive.';
+  return 'The request was refused.';
 }

@@ -8,6 +8,13 @@
  * exists to protect each instance. With N instances behind a balancer a key can therefore make
  * up to N × the limit per minute; operators size RATE_LIMIT_PER_MINUTE accordingly.
  * Requests opened with a document token (no key) are limited per client address.
+ *
+ * Failed authentication (`registerFailureLimit`) is limited per client address too, and checked
+ * before authentication: once an address has had AUTH_FAILURES_PER_MINUTE answers of 401, 403
+ * or a download's 404 within a minute, its requests to authenticated endpoints are answered 429
+ * with `Retry-After` without looking at the key, the token or the database (DESIGN §7). The
+ * client address is the connection's, or the one the balancer reports when TRUST_PROXY says
+ * which proxies to believe.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
@@ -50,5 +57,63 @@ export function registerRateLimit(app: FastifyInstance, ctx: AppContext): void {
         headers: { 'Retry-After': String(reset) },
       });
     }
+  });
+}
+
+/** At most this many addresses are tracked; beyond it the oldest windows are forgotten first. */
+const MAX_TRACKED_ADDRESSES = 100_000;
+
+/** Statuses that count as a failed attempt: no key, a bad key, another issuer's, a bad `tk`. */
+function isFailure(mode: string, status: number, hasKey: boolean): boolean {
+  if (status === 401 || status === 403) return true;
+  return mode === 'file' && !hasKey && status === 404;
+}
+
+export function registerFailureLimit(app: FastifyInstance, ctx: AppContext): void {
+  const limit = ctx.config.AUTH_FAILURES_PER_MINUTE;
+  const windows = new Map<string, Window>();
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const [k, w] of windows) if (now - w.start >= WINDOW_MS) windows.delete(k);
+  }, WINDOW_MS);
+  sweeper.unref();
+  app.addHook('onClose', async () => clearInterval(sweeper));
+
+  // Before the auth hook: a blocked address costs no key lookup.
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    const mode = request.routeOptions.config?.auth ?? 'none';
+    if (mode === 'none') return;
+    const w = windows.get(request.ip);
+    if (!w) return;
+    const now = Date.now();
+    if (now - w.start >= WINDOW_MS) {
+      windows.delete(request.ip);
+      return;
+    }
+    if (w.count >= limit) {
+      const reset = Math.max(1, Math.ceil((w.start + WINDOW_MS - now) / 1000));
+      throw new AppError(
+        'RATE_LIMITED',
+        `Too many failed attempts from this address: the limit is ${limit} per minute; retry in ${reset} s.`,
+        { headers: { 'Retry-After': String(reset) } },
+      );
+    }
+  });
+
+  app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+    const mode = request.routeOptions.config?.auth ?? 'none';
+    if (mode === 'none' || !isFailure(mode, reply.statusCode, Boolean(request.headers.authorization))) return;
+    const now = Date.now();
+    let w = windows.get(request.ip);
+    if (!w || now - w.start >= WINDOW_MS) {
+      windows.delete(request.ip);
+      if (windows.size >= MAX_TRACKED_ADDRESSES) {
+        const oldest = windows.keys().next().value;
+        if (oldest !== undefined) windows.delete(oldest);
+      }
+      w = { start: now, count: 0 };
+      windows.set(request.ip, w);
+    }
+    w.count += 1;
   });
 }

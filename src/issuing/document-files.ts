@@ -2,7 +2,7 @@
  * Downloads of a document's PDF and signed XML (contract §4.5, DESIGN §5). Access is by API
  * key (any role, checked by the auth hook) or by the document's public token `tk`, which opens
  * only that document. The XML is served as the exact signed bytes (ISO-8859-1); the PDF is
- * rendered from the stored document model and TED.
+ * rendered from the stored document model and TED once, then stored (`storedPdf`).
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context.ts';
@@ -29,8 +29,23 @@ function sameToken(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-async function findDocument(ctx: AppContext, issuer: Issuer, type: number, folio: number): Promise<Document | null> {
-  const candidates = await ctx.db.prisma.document.findMany({ where: { issuerId: issuer.id, type, folio } });
+/**
+ * A located document without its large columns (the request, the model and the signed XML of
+ * a 1000-line boleta weigh about a megabyte): a download reads only what it serves.
+ */
+export type LocatedDocument = Omit<Document, 'request' | 'model' | 'signedXml'>;
+const LIGHT = { request: true, model: true, signedXml: true } as const;
+
+async function findDocument(
+  ctx: AppContext,
+  issuer: Issuer,
+  type: number,
+  folio: number,
+): Promise<LocatedDocument | null> {
+  const candidates = await ctx.db.prisma.document.findMany({
+    where: { issuerId: issuer.id, type, folio },
+    omit: LIGHT,
+  });
   // A folio is unique per environment; prefer the issuer's current one.
   return candidates.find((d) => d.environment === environmentOf(issuer)) ?? candidates[0] ?? null;
 }
@@ -38,30 +53,37 @@ async function findDocument(ctx: AppContext, issuer: Issuer, type: number, folio
 export async function locateDocument(
   ctx: AppContext,
   input: { rut: string; type: number; folio: number; auth: AuthenticatedKey | null; tk: string | undefined },
-): Promise<{ issuer: Issuer; document: Document }> {
-  let issuer: Issuer | null;
+): Promise<{ issuer: Issuer; document: LocatedDocument }> {
   if (input.auth) {
-    issuer = input.auth.issuer;
-  } else {
-    if (!input.tk)
-      throw new AppError('UNAUTHENTICATED', 'Send an API key (Authorization: Bearer …) or the document token (?tk=…).');
-    const rut = normalizeRut(input.rut);
-    issuer = rut ? await ctx.db.prisma.issuer.findUnique({ where: { rut } }) : null;
-    if (!issuer?.active) throw new AppError('ISSUER_NOT_FOUND');
+    const issuer = input.auth.issuer;
+    const document = await findDocument(ctx, issuer, input.type, input.folio);
+    if (!document) {
+      throw new AppError(
+        'DOCUMENT_NOT_FOUND',
+        `No document of type ${input.type} with folio ${input.folio} for ${issuer.rut}.`,
+      );
+    }
+    return { issuer, document };
   }
-  const document = await findDocument(ctx, issuer, input.type, input.folio);
-  if (!document) {
-    throw new AppError(
-      'DOCUMENT_NOT_FOUND',
-      `No document of type ${input.type} with folio ${input.folio} for ${issuer.rut}.`,
-    );
+  if (!input.tk)
+    throw new AppError('UNAUTHENTICATED', 'Send an API key (Authorization: Bearer …) or the document token (?tk=…).');
+  // Without a key, a wrong issuer, a wrong document and a wrong token get the same answer, so
+  // nobody learns who uses Timbre or how many documents an issuer has (DESIGN §7).
+  const rut = normalizeRut(input.rut);
+  const issuer = rut ? await ctx.db.prisma.issuer.findUnique({ where: { rut } }) : null;
+  const document = issuer?.active ? await findDocument(ctx, issuer, input.type, input.folio) : null;
+  if (!issuer || !document || !sameToken(document.publicToken, input.tk)) {
+    throw new AppError('DOCUMENT_NOT_FOUND', TOKEN_NOT_FOUND);
   }
-  if (!input.auth && !sameToken(document.publicToken, input.tk ?? '')) throw new AppError('INVALID_TOKEN');
   return { issuer, document };
 }
 
+/** The one answer to a failed token download, whatever was wrong. */
+export const TOKEN_NOT_FOUND = 'No document matches this link: check the issuer, type, folio and token.';
+
 export async function documentFile(
-  document: Document,
+  ctx: AppContext,
+  document: LocatedDocument,
   issuer: Issuer,
   kind: FileKind,
   format: PdfFormat,
@@ -71,10 +93,47 @@ export async function documentFile(
     return {
       filename: `${base}.xml`,
       contentType: 'application/xml; charset=ISO-8859-1',
-      body: Buffer.from(document.signedXml),
+      body: Buffer.from(
+        (
+          await ctx.db.prisma.document.findUniqueOrThrow({
+            where: { id: document.id },
+            select: { signedXml: true },
+          })
+        ).signedXml,
+      ),
     };
   }
-  const model = document.model as unknown as DteDocument;
-  const body = await renderPdf(model, document.ted, { format, sandbox: document.environment === 'sandbox' });
+  const body = await storedPdf(ctx, document, format);
   return { filename: `${base}${format === '80mm' ? '_80mm' : ''}.pdf`, contentType: 'application/pdf', body };
+}
+
+/**
+ * The document's PDF in `format`: rendered once, in a worker thread (src/issuing/pdf-renderer.ts),
+ * on its first download, then stored (document_files) and served from there. Concurrent first
+ * downloads in one process share one render; across instances the first stored copy wins.
+ * A document's printed form depends only on what was stored at issue (model, TED,
+ * environment), so a stored PDF never goes stale.
+ */
+async function storedPdf(ctx: AppContext, document: LocatedDocument, format: PdfFormat) {
+  const where = { documentId_format: { documentId: document.id, format } };
+  const stored = await ctx.db.prisma.documentFile.findUnique({ where, select: { body: true } });
+  if (stored) return Buffer.from(stored.body);
+  const { model } = await ctx.db.prisma.document.findUniqueOrThrow({
+    where: { id: document.id },
+    select: { model: true },
+  });
+  const body = await ctx.pdf.render(
+    {
+      doc: model as unknown as DteDocument,
+      ted: document.ted,
+      format,
+      sandbox: document.environment === 'sandbox',
+    },
+    `${document.id}:${format}`,
+  );
+  await ctx.db.prisma.documentFile.createMany({
+    data: [{ documentId: document.id, format, body: new Uint8Array(body) }],
+    skipDuplicates: true,
+  });
+  return body;
 }

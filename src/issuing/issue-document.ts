@@ -13,7 +13,7 @@
  * be reused after its lease (FOLIO_LEASE_MS). A document is stored only together with its
  * signed XML, and a folio is consumed only when that transaction commits.
  */
-import { randomBytes } from 'node:crypto';
+import { createPublicKey, randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { buildDteXml } from '../dte/dte-xml.ts';
 import type { IssueRequest } from '../dte/issue-request.ts';
@@ -22,7 +22,8 @@ import type { SigningCertificate } from '../dte/certificate.ts';
 import { buildTed } from '../dte/ted.ts';
 import { computeDocument } from '../dte/totals.ts';
 import { encodeLatin1, signDte, withXmlDeclaration } from '../dte/xmldsig.ts';
-import { validateDte } from '../dte/xsd.ts';
+import { verifyStoredDte } from '../dte/verify-stored.ts';
+import { cafPublicKey } from '../dte/caf.ts';
 import { AppError } from '../errors.ts';
 import type { Document, Environment, Issuer, Prisma } from '../generated/prisma/client.ts';
 import { santiagoDate, santiagoTimestamp } from '../dte/chile-time.ts';
@@ -217,13 +218,21 @@ async function buildSigned(
   const { xml, documentId } = buildDteXml(doc, { ted, timestamp });
   const signed = signDte(xml, documentId, input.cert);
   const bytes = encodeLatin1(withXmlDeclaration(signed));
-  const check = validateDte(bytes);
+  // The bytes about to be stored, re-read by another XML parser (libxml2): XSD, XMLDSig and TED
+  // must verify, or nothing is stored and the folio goes back (DESIGN §7).
+  const check = verifyStoredDte(bytes, {
+    certificateKey: createPublicKey(input.cert.privateKey),
+    cafKey: cafPublicKey(material.caf),
+  });
   if (!check.valid) {
     ctx.log.error(
       { type: doc.type, folio: doc.folio, errors: check.errors.slice(0, 5) },
-      'generated DTE failed XSD validation',
+      'generated DTE does not verify',
     );
-    throw new AppError('DOCUMENT_SCHEMA_INVALID', undefined, { cause: check.errors.join('; ') });
+    const code = check.errors.some((e) => /XMLDSig|TED/.test(e))
+      ? 'DOCUMENT_NOT_VERIFIABLE'
+      : 'DOCUMENT_SCHEMA_INVALID';
+    throw new AppError(code, undefined, { cause: check.errors.join('; ') });
   }
   return { ted, bytes };
 }

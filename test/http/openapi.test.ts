@@ -245,7 +245,7 @@ describe('every error answer is documented on its operation', () => {
     {
       name: 'PDF with a wrong token',
       op: 'downloadPdf',
-      code: 'INVALID_TOKEN',
+      code: 'DOCUMENT_NOT_FOUND',
       request: () => ({ method: 'GET', url: `/api/${rut}/pdf/33/${folio}?tk=${tk}x` }),
     },
     {

@@ -82,7 +82,8 @@ describe('document tokens', () => {
   it("a token opens only its own document: not another issuer's, not another folio", async () => {
     const tkA = new URL(docA.pdf_url).searchParams.get('tk');
     const crossIssuer = await t.app.inject({ method: 'GET', url: `/api/${rutB}/pdf/33/${docB.folio}?tk=${tkA}` });
-    expect(crossIssuer.statusCode).toBe(403);
+    expect(crossIssuer.statusCode).toBe(404);
+    expect(crossIssuer.json().code).toBe('DOCUMENT_NOT_FOUND');
     const own = await t.app.inject({ method: 'GET', url: `/api/${rutA}/pdf/33/${docA.folio}?tk=${tkA}` });
     expect(own.statusCode).toBe(200);
     const tokenOnWriteRoute = await t.app.inject({ method: 'GET', url: `/api/${rutA}/emisiones?tk=${tkA}` });

@@ -81,10 +81,11 @@ describe('downloads', () => {
     const [a, b] = [docs[0]!, docs[1]!];
     const tkB = new URL(b.pdf_url).searchParams.get('tk')!;
     const wrong = await t.app.inject({ method: 'GET', url: `/api/${rut}/pdf/33/${a.folio}?tk=nope` });
-    expect(wrong.statusCode).toBe(403);
-    expect(wrong.json().code).toBe('INVALID_TOKEN');
+    expect(wrong.statusCode).toBe(404);
+    expect(wrong.json().code).toBe('DOCUMENT_NOT_FOUND');
     const other = await t.app.inject({ method: 'GET', url: `/api/${rut}/xml/33/${a.folio}?tk=${tkB}` });
-    expect(other.statusCode).toBe(403);
+    expect(other.statusCode).toBe(404);
+    expect(other.json().error).toBe(wrong.json().error);
     const none = await t.app.inject({ method: 'GET', url: `/api/${rut}/xml/33/${a.folio}` });
     expect(none.statusCode).toBe(401);
     const unknown = await t.app.inject({ method: 'GET', url: `/api/${rut}/xml/33/999999?tk=${tkB}` });

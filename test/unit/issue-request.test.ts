@@ -157,6 +157,19 @@ describe('dates', () => {
     expect(accepts(factura({ date: '2024-02-29' }))).toBe(true);
   });
 
+  it.each(['1999-12-31', '2051-01-01', '1000-01-01', '9999-12-31'])(
+    '%s, outside the SII FechaType, is refused',
+    (date) => {
+      expect(issues(factura({ date }))).toEqual({ date: ['must be from 2000-01-01 to 2050-12-31 (SII FechaType)'] });
+      expect(paths(creditNote({ refs: [{ ...ref, date }] }))).toEqual(['refs.0.date']);
+    },
+  );
+
+  it('the first and last days of FechaType are accepted', () => {
+    expect(accepts(factura({ date: '2000-01-01' }))).toBe(true);
+    expect(accepts(factura({ date: '2050-12-31' }))).toBe(true);
+  });
+
   it('a reference date is checked too, at refs.N.date', () => {
     expect(paths(creditNote({ refs: [{ ...ref, date: '2026-02-30' }] }))).toEqual(['refs.0.date']);
   });
@@ -192,12 +205,38 @@ describe('SII lengths: longer text is refused, never cut', () => {
 
 describe('text content', () => {
   it.each([
-    ['a bell', 'Mar\u0007tillo'],
-    ['a NUL', 'Mar\u0000tillo'],
-    ['a carriage return', 'Mar\rtillo'],
-    ['a lone surrogate', 'Mar\ud800tillo'],
-  ])('%s is refused', (_, name) => {
-    expect(issues(withItem({ name }))).toEqual({ 'items.0.name': ['must not contain control characters'] });
+    ['a bell', 'Mar\u0007tillo', 'U+0007'],
+    ['a NUL', 'Mar\u0000tillo', 'U+0000'],
+    ['a carriage return', 'Mar\rtillo', 'U+000D'],
+    ['a lone surrogate', 'Mar\ud800tillo', 'U+D800'],
+    ['a lone low surrogate', 'Mar\udc00tillo', 'U+DC00'],
+    ['DEL', 'Mar\u007ftillo', 'U+007F'],
+    ['a C1 control', 'Mar\u0080tillo', 'U+0080'],
+    ['NEL', 'Mar\u0085tillo', 'U+0085'],
+    ['the last C1 control', 'Mar\u009ftillo', 'U+009F'],
+    ['a line separator', 'Mar\u2028tillo', 'U+2028'],
+    ['a paragraph separator', 'Mar\u2029tillo', 'U+2029'],
+    ['the replacement character', 'Mar\ufffdtillo', 'U+FFFD'],
+    ['a noncharacter', 'Mar\ufdd0tillo', 'U+FDD0'],
+    ['U+FFFE', 'Mar\ufffetillo', 'U+FFFE'],
+    ['an astral noncharacter', 'Mar\u{1fffe}tillo', 'U+1FFFE'],
+    ['a bidi override', 'Mar\u202etillo', 'U+202E'],
+    ['a bidi isolate', 'Mar\u2066tillo', 'U+2066'],
+    ['a right-to-left mark', 'Mar\u200ftillo', 'U+200F'],
+  ])('%s is refused, naming the character', (_, name, code) => {
+    expect(issues(withItem({ name }))).toEqual({ 'items.0.name': [`character ${code} is not allowed`] });
+  });
+
+  it.each([
+    ['Latin-1 letters and signs', 'Ñandú ç ß ÿ ° ª º « » ¡ ¿ \u00a0'],
+    ['an emoji', 'Martillo 💥'],
+    ['a combining mark', 'Marti\u0301llo'],
+    ['a zero-width joiner sequence', '👩\u200d🔧'],
+    ['CJK and Cyrillic', '锤子 молоток'],
+    ['private use', 'x\ue000'],
+    ['typographic quotes and a dash', '“Martillo” – 16 oz'],
+  ])('%s is accepted', (_, name) => {
+    expect(accepts(withItem({ name }))).toBe(true);
   });
 
   it('a line break is refused in a name but allowed in a description', () => {

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
+import { refusedCharacter } from '../../dte/xml-text.ts';
 import { ESTADOS_SII, listDocuments } from '../../issuing/list-documents.ts';
 import { requireAuth } from '../auth.ts';
 import { routeDoc } from '../openapi.ts';
@@ -21,6 +22,12 @@ const querystring = z
       q: z
         .string()
         .max(100, 'q must be at most 100 characters')
+        .superRefine((s, ctx) => {
+          // PostgreSQL text cannot hold NUL (22021); no control or other refused character
+          // can match a stored name anyway.
+          const refused = refusedCharacter(s);
+          if (refused) ctx.addIssue({ code: 'custom', message: `character ${refused} is not allowed` });
+        })
         .optional()
         .meta({ description: "The receiver's RUT or name (case and accents ignored), or an exact folio." }),
       page: queryInt('page', 1, 1_000_000, { default: 1, description: 'Page number, from 1.' }).optional(),

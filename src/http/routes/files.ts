@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { DTE_TYPES } from '../../dte/model.ts';
 import { documentFile, type FileKind, locateDocument } from '../../issuing/document-files.ts';
+import { createLimiter } from '../../issuing/pdf-renderer.ts';
 import { routeDoc } from '../openapi.ts';
 import { commonErrors, rutParam } from '../schemas.ts';
 
@@ -83,6 +84,7 @@ const FILES = {
 
 export function filesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
+    const pdfDownloads = createLimiter(ctx.config.PDF_DOWNLOAD_CONCURRENCY);
     for (const kind of ['pdf', 'xml'] as const) {
       app.get(
         `/api/:rut/${kind}/:type/:folio`,
@@ -95,8 +97,8 @@ export function filesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
               description: `${FILES[kind].description} Opens with an API key of the issuer (any role) or with the document's token \`tk\` alone, as in the issue answer's \`${kind}_url\`. With \`base64=1\` the answer is JSON: \`{ ok, filename, content_type, size, base64 }\`.`,
               tags: ['documents'],
               success: `The ${kind.toUpperCase()} (or, with \`base64=1\`, JSON holding it)`,
-              // Without a key the use case checks the token: these come after the rate limit.
-              errors: ['UNAUTHENTICATED', 'ISSUER_NOT_FOUND', 'DOCUMENT_NOT_FOUND', 'INVALID_TOKEN'],
+              // Without a key, every failure (issuer, document, token) is the same DOCUMENT_NOT_FOUND.
+              errors: ['UNAUTHENTICATED', 'ISSUER_NOT_FOUND', 'DOCUMENT_NOT_FOUND'],
               file: { mediaType: FILES[kind].mediaType, description: FILES[kind].description },
               example: {
                 response: {
@@ -136,7 +138,8 @@ export function filesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             auth: request.auth,
             tk: q.tk,
           });
-          const file = await documentFile(document, issuer, kind, q.format ?? 'letter');
+          const serve = () => documentFile(ctx, document, issuer, kind, q.format ?? 'letter');
+          const file = kind === 'pdf' ? await pdfDownloads(serve) : await serve();
           reply.header('Cache-Control', 'private, no-store');
           if (q.base64 === '1') {
             return base64Response.parse({

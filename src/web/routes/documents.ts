@@ -204,7 +204,7 @@ ${
     for (const kind of ['pdf', 'xml'] as const) {
       app.get(`/:rut/documentos/:type/:folio/${kind}`, async (request, reply) => {
         const { issuer, document } = await findDoc(request);
-        const file = await documentFile(document, issuer, kind, 'letter');
+        const file = await documentFile(ctx, document, issuer, kind, 'letter');
         const download = (request.query as { download?: string }).download === '1' || kind === 'xml';
         reply.header('Content-Disposition', `${download ? 'attachment' : 'inline'}; filename="${file.filename}"`);
         return reply.type(file.contentType).send(file.body);

@@ -1,0 +1,30 @@
+/**
+ * The worker thread behind `createPdfRenderer` (src/issuing/pdf-renderer.ts): a thin wrapper
+ * that calls the renderer's exported entry point, `renderPdf`, off the main event loop.
+ */
+import { parentPort } from 'node:worker_threads';
+import type { DteDocument } from '../dte/model.ts';
+import { type PdfFormat, renderPdf } from '../dte/pdf/index.ts';
+
+export interface RenderTask {
+  id: number;
+  doc: DteDocument;
+  ted: string;
+  format: PdfFormat;
+  sandbox: boolean;
+}
+
+export type RenderResult = { id: number; ok: true; pdf: Uint8Array } | { id: number; ok: false; error: string };
+
+parentPort?.on('message', (task: RenderTask) => {
+  renderPdf(task.doc, task.ted, { format: task.format, sandbox: task.sandbox }).then(
+    (pdf) => {
+      const bytes = new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength);
+      parentPort?.postMessage({ id: task.id, ok: true, pdf: bytes } satisfies RenderResult);
+    },
+    (err: unknown) => {
+      const error = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      parentPort?.postMessage({ id: task.id, ok: false, error } satisfies RenderResult);
+    },
+  );
+});
