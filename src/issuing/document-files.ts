@@ -7,7 +7,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import type { DteDocument } from '../dte/model.ts';
-import { renderPdf } from '../dte/pdf/index.ts';
 import { normalizeRut } from '../dte/rut.ts';
 import { AppError } from '../errors.ts';
 import type { Document, Issuer } from '../generated/prisma/client.ts';
