@@ -64,7 +64,7 @@ export async function documentStatus(
   const { cert } = await signingCertificate(ctx, issuer, true);
   const service = envelopeKindOf(document.type);
   let estado = document.estadoSii as EstadoSii;
-  let raw = document.siiEstado;
+  let raw = document.siiCode;
   let glosa = document.siiGlosa;
   try {
     if (document.trackId) {
@@ -92,7 +92,7 @@ export async function documentStatus(
   const checkedAt = ctx.clock();
   const updated = await ctx.db.prisma.document.update({
     where: { id: document.id },
-    data: { estadoSii: estado, siiEstado: raw, siiGlosa: glosa, siiCheckedAt: checkedAt },
+    data: { estadoSii: estado, siiCode: raw, siiGlosa: glosa, siiCheckedAt: checkedAt },
   });
   return { document: updated, env, checkedAt };
 }

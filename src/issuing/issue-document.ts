@@ -256,7 +256,7 @@ export async function documentById(ctx: AppContext, id: string): Promise<Documen
 
 /** The `sii` block of live documents: raw SII state next to ours (DESIGN §5). */
 export function siiBlock(d: Document) {
-  return { estado: d.siiEstado, glosa: d.siiGlosa, track_id: d.trackId ?? '' };
+  return { estado: d.siiCode, glosa: d.siiGlosa, track_id: d.trackId ?? '' };
 }
 
 /** The issue response of the contract §2 plus DESIGN §5's fields. */

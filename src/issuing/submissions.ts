@@ -145,7 +145,7 @@ interface Outcome {
   nextInMs: number | null;
   submission?: Partial<Pick<Submission, 'trackId' | 'uploadStatus' | 'lastError' | 'polls'>>;
   document?: Partial<
-    Pick<Document, 'estadoSii' | 'siiEstado' | 'siiGlosa' | 'trackId' | 'submittedAt' | 'lastSubmitError'>
+    Pick<Document, 'estadoSii' | 'siiCode' | 'siiGlosa' | 'trackId' | 'submittedAt' | 'lastSubmitError'>
   >;
   failure?: string;
   voidReferenced?: boolean;
@@ -319,7 +319,7 @@ function uploadAnswer(ctx: AppContext, result: UploadResult, attempt: number): O
       submission: { trackId: result.trackId, uploadStatus: result.status, polls: 0, lastError: null },
       document: {
         estadoSii: 'enviado',
-        siiEstado: result.status === 99 ? 'STATUS 99' : 'REC',
+        siiCode: result.status === 99 ? 'STATUS 99' : 'REC',
         siiGlosa: glosa,
         trackId: result.trackId,
         submittedAt: ctx.clock(),
@@ -335,7 +335,7 @@ function uploadAnswer(ctx: AppContext, result: UploadResult, attempt: number): O
       submission: { uploadStatus: result.status, lastError: detail || refusal },
       document: {
         estadoSii: 'rechazado',
-        siiEstado: `STATUS ${result.status}`,
+        siiCode: `STATUS ${result.status}`,
         siiGlosa: detail ? `${refusal}: ${detail}` : refusal,
       },
     };
@@ -373,7 +373,7 @@ async function resolveAmbiguous(ctx: AppContext, s: Submission, sc: StepContext)
     return {
       state: 'done',
       nextInMs: null,
-      document: { estadoSii: estado, siiEstado: status.estado, siiGlosa: status.glosa, lastSubmitError: null },
+      document: { estadoSii: estado, siiCode: status.estado, siiGlosa: status.glosa, lastSubmitError: null },
       voidReferenced: estado === 'aceptado',
     };
   }
@@ -419,7 +419,7 @@ async function poll(ctx: AppContext, s: Submission, sc: StepContext): Promise<Ou
     return {
       state: 'uploaded',
       nextInMs: backoff(ctx.config.SII_POLL_INTERVAL_MS, polls),
-      document: { siiEstado: status.estado, siiGlosa: status.glosa },
+      document: { siiCode: status.estado, siiGlosa: status.glosa },
     };
   }
   let estado: EstadoSii;
@@ -435,7 +435,7 @@ async function poll(ctx: AppContext, s: Submission, sc: StepContext): Promise<Ou
       return {
         state: 'uploaded',
         nextInMs: backoff(ctx.config.SII_POLL_INTERVAL_MS, polls),
-        document: { siiEstado: doc.estado, siiGlosa: doc.glosa },
+        document: { siiCode: doc.estado, siiGlosa: doc.glosa },
       };
     }
     estado = known;
@@ -446,7 +446,7 @@ async function poll(ctx: AppContext, s: Submission, sc: StepContext): Promise<Ou
     state: 'done',
     nextInMs: null,
     submission: { lastError: null },
-    document: { estadoSii: estado, siiEstado: raw, siiGlosa: glosa, lastSubmitError: null },
+    document: { estadoSii: estado, siiCode: raw, siiGlosa: glosa, lastSubmitError: null },
     voidReferenced: estado === 'aceptado' || estado === 'aceptado_con_reparos',
   };
 }
