@@ -67,6 +67,16 @@ export const ERROR_CATALOG = {
   },
   SII_UNAVAILABLE: { status: 502, message: 'The SII could not be reached.' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'The service is shutting down or not ready.' },
+  // Events, webhooks and e-mail (src/events/, DESIGN §9)
+  EVENT_NOT_FOUND: { status: 404, message: 'No event with that id exists for this issuer.' },
+  WEBHOOK_NOT_FOUND: { status: 404, message: 'No webhook endpoint with that id exists for this issuer.' },
+  WEBHOOK_LIMIT_REACHED: { status: 409, message: 'The issuer already has 10 webhook endpoints; delete one first.' },
+  WEBHOOK_URL_BLOCKED: {
+    status: 422,
+    message: 'The webhook URL resolves to a private, loopback or link-local address, or is not https in live.',
+  },
+  EMAIL_DISABLED: { status: 422, message: 'E-mail is off: the server has no SMTP_URL configured.' },
+  EMAIL_NO_RECIPIENT: { status: 422, message: 'The document has no receiver e-mail; send "to" with the addresses.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -63,4 +63,10 @@ export const documentSchema = z.object({
   pdf_url: z.string(),
   xml_url: z.string(),
   created_at: z.string(),
+  /** DESIGN §9: where the e-mail to the receiver stands. */
+  email: z.object({
+    status: z.enum(['none', 'pending', 'sent', 'failed', 'disabled']),
+    to: z.array(z.string()),
+    at: z.string().nullable(),
+  }),
 });

@@ -22,7 +22,6 @@ import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import type { SigningCertificate } from '../dte/certificate.ts';
 import { type EnvelopeKind, buildEnvelope, envelopeKindOf } from '../dte/envelope.ts';
-import type { DteDocument } from '../dte/model.ts';
 import type { Document, Issuer, Prisma, Submission } from '../generated/prisma/client.ts';
 import {
   SiiAmbiguousError,
@@ -32,6 +31,7 @@ import {
   type UploadResult,
 } from '../sii/types.ts';
 import { santiagoTimestamp } from '../dte/chile-time.ts';
+import { transition } from './document-state.ts';
 import { signingCertificate } from './key-material.ts';
 import type { EstadoSii } from './list-documents.ts';
 import {
@@ -148,7 +148,6 @@ interface Outcome {
     Pick<Document, 'estadoSii' | 'siiCode' | 'siiGlosa' | 'trackId' | 'submittedAt' | 'lastSubmitError'>
   >;
   failure?: string;
-  voidReferenced?: boolean;
 }
 
 /**
@@ -191,6 +190,8 @@ export async function submitNow(ctx: AppContext, submissionId: string): Promise<
 async function save(ctx: AppContext, submission: Submission, o: Outcome): Promise<StepResult> {
   const now = ctx.clock();
   const nextRunAt = o.nextInMs === null ? null : new Date(now.getTime() + o.nextInMs);
+  const issuerRut = await rutOfIssuer(ctx, submission.issuerId);
+  const { estadoSii, siiCode, siiGlosa, ...extra } = o.document ?? {};
   return ctx.db.prisma.$transaction(async (tx) => {
     const updated = await tx.submission.update({
       where: { id: submission.id },
@@ -201,38 +202,30 @@ async function save(ctx: AppContext, submission: Submission, o: Outcome): Promis
         ...o.submission,
       },
     });
-    const document = await tx.document.update({
-      where: { id: submission.documentId },
-      data: {
-        ...o.document,
+    // The document's state is owned by document-state.ts, which also announces the change.
+    const document = await transition(ctx, tx, submission.documentId, issuerRut, {
+      ...(estadoSii && { to: estadoSii as EstadoSii }),
+      reason: `submission ${submission.id}: ${o.state}${o.failure ? ` (${o.failure})` : ''}`,
+      ...(siiCode !== undefined && { siiCode }),
+      ...(siiGlosa !== undefined && { siiGlosa }),
+      extra: {
+        ...extra,
         siiCheckedAt: now,
         ...(o.failure !== undefined && { lastSubmitError: o.failure }),
       },
     });
-    if (o.voidReferenced) await voidReferencedDocuments(tx, document);
     return { submission: updated, document, nextRunAt, failure: o.failure ?? null };
   });
 }
 
-/**
- * A credit note that voids (CodRef 1) marks the referenced document `anulado` once the SII has
- * accepted the note (DESIGN §5).
- */
-async function voidReferencedDocuments(tx: Prisma.TransactionClient, note: Document): Promise<void> {
-  if (note.type !== 61) return;
-  const model = note.model as unknown as DteDocument;
-  for (const ref of model.refs ?? []) {
-    if (ref.code !== 1 || !/^\d+$/.test(ref.type) || !/^\d+$/.test(ref.folio)) continue;
-    await tx.document.updateMany({
-      where: {
-        issuerId: note.issuerId,
-        environment: note.environment,
-        type: Number(ref.type),
-        folio: Number(ref.folio),
-      },
-      data: { estadoSii: 'anulado', voidedById: note.id },
-    });
-  }
+/** The RUT of an issuer by id (cached: a RUT never changes). */
+async function rutOfIssuer(ctx: AppContext, issuerId: string): Promise<string> {
+  const key = `issuerRut:${issuerId}`;
+  const cached = ctx.caches.values.get(key) as string | undefined;
+  if (cached) return cached;
+  const { rut } = await ctx.db.prisma.issuer.findUniqueOrThrow({ where: { id: issuerId }, select: { rut: true } });
+  ctx.caches.values.set(key, rut);
+  return rut;
 }
 
 async function step(ctx: AppContext, s: Submission): Promise<Outcome> {
@@ -374,7 +367,6 @@ async function resolveAmbiguous(ctx: AppContext, s: Submission, sc: StepContext)
       state: 'done',
       nextInMs: null,
       document: { estadoSii: estado, siiCode: status.estado, siiGlosa: status.glosa, lastSubmitError: null },
-      voidReferenced: estado === 'aceptado',
     };
   }
   if (!isNotReceived(status)) {
@@ -447,7 +439,6 @@ async function poll(ctx: AppContext, s: Submission, sc: StepContext): Promise<Ou
     nextInMs: null,
     submission: { lastError: null },
     document: { estadoSii: estado, siiCode: raw, siiGlosa: glosa, lastSubmitError: null },
-    voidReferenced: estado === 'aceptado' || estado === 'aceptado_con_reparos',
   };
 }
 
