@@ -20,6 +20,14 @@ import { emisionesRoute } from './http/routes/emisiones.ts';
 import { emisionEstadoDteRoute } from './http/routes/emision-estado-dte.ts';
 import { emisionReenviarRoute } from './http/routes/emision-reenviar.ts';
 import { emitirRoute } from './http/routes/emitir.ts';
+import { emisionEmailRoute } from './http/routes/emision-email.ts';
+import { eventDeliveriesRoute } from './http/routes/event-deliveries.ts';
+import { eventRedeliverRoute } from './http/routes/event-redeliver.ts';
+import { eventsRoute } from './http/routes/events.ts';
+import { webhooksCreateRoute } from './http/routes/webhooks-create.ts';
+import { webhooksDeleteRoute } from './http/routes/webhooks-delete.ts';
+import { webhooksListRoute } from './http/routes/webhooks-list.ts';
+import { webhooksTestRoute } from './http/routes/webhooks-test.ts';
 import { filesRoutes } from './http/routes/files.ts';
 import { foliosRoutes } from './http/routes/folios.ts';
 import { startJobs } from './issuing/jobs.ts';
@@ -110,6 +118,14 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(foliosRoutes(ctx));
   await app.register(emisionReenviarRoute(ctx));
   await app.register(emisionEstadoDteRoute(ctx));
+  await app.register(emisionEmailRoute(ctx));
+  await app.register(eventsRoute(ctx));
+  await app.register(eventDeliveriesRoute(ctx));
+  await app.register(eventRedeliverRoute(ctx));
+  await app.register(webhooksCreateRoute(ctx));
+  await app.register(webhooksListRoute(ctx));
+  await app.register(webhooksDeleteRoute(ctx));
+  await app.register(webhooksTestRoute(ctx));
 
   await app.register(async (instance) => {
     for (const [url, methods] of [...methodsByUrl]) {

@@ -58,7 +58,8 @@ export async function postWebhook(
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
   // An IP literal never goes through `lookup`: check it here.
-  if (!allowPrivate && isIP(host) && isBlockedAddress(host)) return done(null, `blocked: ${host} is not a public address`);
+  if (!allowPrivate && isIP(host) && isBlockedAddress(host))
+    return done(null, `blocked: ${host} is not a public address`);
   const timestamp = Math.floor(ctx.clock().getTime() / 1000);
   const headers = {
     'content-type': 'application/json',
@@ -83,14 +84,22 @@ export async function postWebhook(
           const status = res.statusCode ?? null;
           const ok = status !== null && status >= 200 && status < 300;
           const redirect = status !== null && status >= 300 && status < 400;
-          resolve(done(status, ok ? null : redirect ? `redirect to ${res.headers.location ?? '?'} not followed` : `HTTP ${status}`));
+          resolve(
+            done(
+              status,
+              ok ? null : redirect ? `redirect to ${res.headers.location ?? '?'} not followed` : `HTTP ${status}`,
+            ),
+          );
         };
         res.on('end', finish);
         res.on('close', finish);
         res.on('error', finish);
       },
     );
-    const deadline = setTimeout(() => req.destroy(new Error(`no answer within ${ctx.config.WEBHOOK_TIMEOUT_MS} ms`)), ctx.config.WEBHOOK_TIMEOUT_MS);
+    const deadline = setTimeout(
+      () => req.destroy(new Error(`no answer within ${ctx.config.WEBHOOK_TIMEOUT_MS} ms`)),
+      ctx.config.WEBHOOK_TIMEOUT_MS,
+    );
     req.on('timeout', () => req.destroy(new Error(`no answer within ${ctx.config.WEBHOOK_TIMEOUT_MS} ms`)));
     req.on('error', (err) => {
       clearTimeout(deadline);

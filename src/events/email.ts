@@ -63,7 +63,8 @@ export async function sendDocumentEmail(
   if (document.estadoSii === 'rechazado') {
     throw new AppError('UNPROCESSABLE', 'The SII rejected this document; it is not e-mailed to the receiver.');
   }
-  const waiting = document.environment === 'live' && !isAccepted(document.estadoSii) && document.estadoSii !== 'anulado';
+  const waiting =
+    document.environment === 'live' && !isAccepted(document.estadoSii) && document.estadoSii !== 'anulado';
   const row = await ctx.db.prisma.emailMessage.create({
     data: {
       issuerId: issuer.id,
@@ -119,7 +120,10 @@ export async function composeEmail(ctx: AppContext, issuer: Issuer, document: Do
   const envelope = buildEnvelope(
     envelopeKindOf(document.type),
     [{ type: document.type, signedXml: document.signedXml }],
-    { ...caratulaOf(issuer, cert.holderRut ?? issuer.rut, santiagoTimestamp(ctx.clock())), receiverRut: document.receiverRut },
+    {
+      ...caratulaOf(issuer, cert.holderRut ?? issuer.rut, santiagoTimestamp(ctx.clock())),
+      receiverRut: document.receiverRut,
+    },
     cert,
   );
   const name = DTE_NAMES[document.type as DteType] ?? `DTE ${document.type}`;
@@ -178,7 +182,12 @@ async function sendOne(ctx: AppContext, m: EmailMessage): Promise<void> {
       });
       await recordEvent(
         tx,
-        { issuerId: m.issuerId, type: 'email.sent', documentId: m.documentId, data: { ...about, message_id: messageId, at: now.toISOString() } },
+        {
+          issuerId: m.issuerId,
+          type: 'email.sent',
+          documentId: m.documentId,
+          data: { ...about, message_id: messageId, at: now.toISOString() },
+        },
         now,
       );
       return;
@@ -192,7 +201,12 @@ async function sendOne(ctx: AppContext, m: EmailMessage): Promise<void> {
     if (giveUp) {
       await recordEvent(
         tx,
-        { issuerId: m.issuerId, type: 'email.failed', documentId: m.documentId, data: { ...about, error, attempts: m.attempts } },
+        {
+          issuerId: m.issuerId,
+          type: 'email.failed',
+          documentId: m.documentId,
+          data: { ...about, error, attempts: m.attempts },
+        },
         now,
       );
     }

@@ -39,7 +39,12 @@ export async function checkFolioStock(
   if (stock.available === 0) {
     await recordEvent(
       tx,
-      { issuerId: issuer.id, type: 'folios.exhausted', data, dedupeKey: `folios.exhausted:${env}:${type}:${stock.last_id}` },
+      {
+        issuerId: issuer.id,
+        type: 'folios.exhausted',
+        data,
+        dedupeKey: `folios.exhausted:${env}:${type}:${stock.last_id}`,
+      },
       now,
     );
   }

@@ -108,7 +108,12 @@ export async function scanTimeEvents(ctx: AppContext): Promise<number> {
       days_left: Math.max(0, Math.ceil(msLeft / DAY_MS)),
     };
     if (msLeft <= 0) {
-      await write({ issuerId: c.issuer_id, type: 'certificate.expired', dedupeKey: `certificate.expired:${c.id}`, data });
+      await write({
+        issuerId: c.issuer_id,
+        type: 'certificate.expired',
+        dedupeKey: `certificate.expired:${c.id}`,
+        data,
+      });
       continue;
     }
     const t = reached(CERT_THRESHOLDS, msLeft / DAY_MS);

@@ -74,7 +74,8 @@ export function guardedLookup(allowPrivate: boolean) {
       if (err) return callback(err, []);
       const list = addresses as LookupAddress[];
       const bad = allowPrivate ? undefined : list.find((a) => isBlockedAddress(a.address));
-      if (bad) return callback(new BlockedTargetError(`${hostname} resolves to a non-public address (${bad.address})`), []);
+      if (bad)
+        return callback(new BlockedTargetError(`${hostname} resolves to a non-public address (${bad.address})`), []);
       if (options.all) return callback(null, list);
       const first = list[0];
       if (!first) return callback(new Error(`${hostname} has no address`), []);

@@ -100,7 +100,12 @@ export async function testEndpoint(ctx: AppContext, issuer: Issuer, id: string) 
   const eventId = await ctx.db.prisma.$transaction((tx) =>
     recordEvent(
       tx,
-      { issuerId: issuer.id, type: 'ping', endpointId: endpoint.id, data: { endpoint_id: endpoint.id, url: endpoint.url } },
+      {
+        issuerId: issuer.id,
+        type: 'ping',
+        endpointId: endpoint.id,
+        data: { endpoint_id: endpoint.id, url: endpoint.url },
+      },
       now,
     ),
   );

@@ -112,7 +112,15 @@ export async function transition(
   if (to === from) return document;
 
   ctx.log.info(
-    { document: documentId, type: document.type, folio: document.folio, from, to, reason: change.reason, siiCode: document.siiCode },
+    {
+      document: documentId,
+      type: document.type,
+      folio: document.folio,
+      from,
+      to,
+      reason: change.reason,
+      siiCode: document.siiCode,
+    },
     'document state changed',
   );
   if (document.environment === 'live') {

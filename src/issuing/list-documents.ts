@@ -87,7 +87,12 @@ export async function listDocuments(ctx: AppContext, issuer: Issuer, f: ListFilt
       d,
       emailViewOf(
         d.emailState
-          ? { state: d.emailState, to: d.emailTo ?? [], sentAt: d.emailSentAt, updatedAt: d.emailUpdatedAt ?? d.createdAt }
+          ? {
+              state: d.emailState,
+              to: d.emailTo ?? [],
+              sentAt: d.emailSentAt,
+              updatedAt: d.emailUpdatedAt ?? d.createdAt,
+            }
           : null,
       ),
     ),
