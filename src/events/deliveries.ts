@@ -169,8 +169,11 @@ export async function attemptDelivery(ctx: AppContext, d: Claimed): Promise<Atte
   const now = ctx.clock();
   const delivered = result.error === null;
   const giveUpAt = d.event.createdAt.getTime() + ctx.config.WEBHOOK_DISABLE_AFTER_MS;
-  const next = new Date(now.getTime() + retryDelay(ctx.config.WEBHOOK_RETRY_SCHEDULE_MS, d.attempts));
-  const giveUp = !delivered && (!d.endpoint.enabled || next.getTime() > giveUpAt);
+  // The last attempt is made at the end of the window, so retries span all of it (≥ 3 days).
+  const next = new Date(
+    Math.min(now.getTime() + retryDelay(ctx.config.WEBHOOK_RETRY_SCHEDULE_MS, d.attempts), giveUpAt),
+  );
+  const giveUp = !delivered && (!d.endpoint.enabled || now.getTime() >= giveUpAt);
   await ctx.db.prisma.$transaction(async (tx) => {
     await tx.webhookAttempt.create({
       data: {
@@ -201,7 +204,13 @@ export async function attemptDelivery(ctx: AppContext, d: Claimed): Promise<Atte
       data: { failingSince: now },
     });
     const since = d.endpoint.failingSince ?? now;
-    if (now.getTime() - since.getTime() >= ctx.config.WEBHOOK_DISABLE_AFTER_MS) {
+    // Failing for the whole window: measured from the first failure, or — when this delivery
+    // just used up its window — the endpoint has not answered 2xx since its first attempt.
+    const firstAttempt = giveUp
+      ? await tx.webhookAttempt.findFirst({ where: { deliveryId: d.id }, orderBy: { attempt: 'asc' } })
+      : null;
+    const failedThroughout = firstAttempt !== null && since.getTime() <= firstAttempt.createdAt.getTime();
+    if (failedThroughout || now.getTime() - since.getTime() >= ctx.config.WEBHOOK_DISABLE_AFTER_MS) {
       const disabled = await tx.webhookEndpoint.updateMany({
         where: { id: d.endpoint.id, enabled: true },
         data: { enabled: false, disabledAt: now },

@@ -27,6 +27,8 @@ export interface NewEvent {
   dedupeKey?: string | null;
   /** Only to this endpoint (a `ping` test); default: every subscribed, enabled endpoint. */
   endpointId?: string;
+  /** When the deliveries fall due (default: now); a ping sent at once by its caller is not due. */
+  deliverAt?: Date;
 }
 
 /**
@@ -48,7 +50,7 @@ export async function recordEvent(db: Db, e: NewEvent, now: Date): Promise<strin
       RETURNING id, issuer_id
     ), fan AS (
       INSERT INTO webhook_deliveries (id, issuer_id, event_id, endpoint_id, state, next_run_at, created_at)
-      SELECT gen_random_uuid(), ev.issuer_id, ev.id, w.id, 'pending', ${now}, ${now}
+      SELECT gen_random_uuid(), ev.issuer_id, ev.id, w.id, 'pending', ${e.deliverAt ?? now}, ${now}
         FROM ev JOIN webhook_endpoints w ON w.issuer_id = ev.issuer_id
        WHERE ${endpointFilter}
     )

@@ -105,6 +105,8 @@ export async function testEndpoint(ctx: AppContext, issuer: Issuer, id: string) 
         type: 'ping',
         endpointId: endpoint.id,
         data: { endpoint_id: endpoint.id, url: endpoint.url },
+        // Attempted right below; the workers take it only if this request dies first.
+        deliverAt: new Date(now.getTime() + 60_000),
       },
       now,
     ),

@@ -272,3 +272,51 @@ describe('once-only events', () => {
     ]);
   });
 });
+
+describe('an endpoint that keeps failing', () => {
+  it('is retried until the window closes, then disabled, and the issuer is told by webhook.disabled', async () => {
+    const failing = await startWebhookReceiver();
+    // A 2 s window stands in for the 3 days (same code path, WEBHOOK_DISABLE_AFTER_MS).
+    const app = await buildTestApp({
+      env: {
+        JOBS_ENABLED: 'true',
+        TIMBRE_WEBHOOKS_ALLOW_PRIVATE: 'true',
+        WEBHOOK_RETRY_SCHEDULE_MS: '300',
+        WEBHOOK_DISABLE_AFTER_MS: '2000',
+        WEBHOOK_POLL_MS: '50',
+      },
+    });
+    try {
+      failing.answers.push(...Array(100).fill(503));
+      const issuer = await createTestIssuer(app.ctx);
+      const key = { authorization: `Bearer ${await createTestKey(app.ctx, issuer.rut, 'owner')}` };
+      const created = await app.app.inject({
+        method: 'POST',
+        url: `/api/${issuer.rut}/webhooks`,
+        headers: key,
+        payload: { url: failing.url },
+      });
+      const id = created.json().id;
+      await app.app.inject({ method: 'POST', url: `/api/${issuer.rut}/emitir`, headers: key, payload: factura() });
+      const disabled = await eventually(async () => {
+        const list = await app.app.inject({ method: 'GET', url: `/api/${issuer.rut}/webhooks`, headers: key });
+        const e = list.json().data[0];
+        return e.enabled === false ? e : null;
+      });
+      expect(disabled).toMatchObject({ id, enabled: false });
+      expect(disabled.failing_since).not.toBeNull();
+      expect(failing.received.length).toBeGreaterThanOrEqual(3);
+      const events = await app.app.inject({
+        method: 'GET',
+        url: `/api/${issuer.rut}/events?type=webhook.disabled`,
+        headers: key,
+      });
+      expect(events.json().data[0].data).toMatchObject({ endpoint_id: id, url: failing.url });
+      const deliveries = await app.ctx.db.prisma.webhookDelivery.findMany({ where: { endpointId: id } });
+      expect(deliveries.every((d) => d.state === 'failed')).toBe(true);
+    } finally {
+      await app.close();
+      await failing.close();
+    }
+  });
+});
