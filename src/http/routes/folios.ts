@@ -15,6 +15,12 @@ const rangeSchema = z.object({
   authorised_at: z.string(),
   expires_at: z.string().nullable(),
   expired: z.boolean(),
+  used: z.number().int().describe('Folios stored in documents'),
+  reserved: z.number().int().describe('Folios taken by requests still building their document'),
+  status: z.enum(['active', 'exhausted', 'expired']),
+  to_annul: z
+    .array(z.object({ from: z.number().int(), to: z.number().int(), count: z.number().int() }))
+    .describe('Unused folios of an expired range: annul them at the SII'),
 });
 
 const requestBody = z.strictObject({
@@ -36,7 +42,9 @@ export function foliosRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       {
         config: { auth: 'read' },
         schema: {
-          summary: 'Available CAF folios per document type',
+          summary: 'Folio ledger per document type',
+          description:
+            'Per CAF range: used, reserved and available folios, expiry (180 days for 33/43/46/56/61; other types never), status, and the unused folios of expired ranges to annul at the SII.',
           tags: ['folios'],
           params: rutParams,
           response: {
@@ -44,7 +52,15 @@ export function foliosRoutes(ctx: AppContext): FastifyPluginAsyncZod {
               ok: z.literal(true),
               env: z.enum(['sandbox', 'live']),
               data: z.array(
-                z.object({ type: z.number().int(), ranges: z.array(rangeSchema), available: z.number().int() }),
+                z.object({
+                  type: z.number().int(),
+                  ranges: z.array(rangeSchema),
+                  available: z.number().int(),
+                  low_threshold: z.number().int().describe('folios.low fires when available falls below this'),
+                  to_annul: z.array(
+                    z.object({ from: z.number().int(), to: z.number().int(), count: z.number().int() }),
+                  ),
+                }),
               ),
             }),
             ...commonErrors,
