@@ -6,11 +6,13 @@
  * default "16,64"), BENCH_INSTANCES ("1,2"; 0 skips issuing), BENCH_LIST_DOCS (documents seeded
  * for the list part, default 1000000; 0 skips it; e.g. 20000 for a quick run),
  * BENCH_LIST_REQUESTS (timed requests per list case, default 300), BENCH_KEEP_DB (keep the
- * embedded run's database instead of dropping it, e.g. to EXPLAIN its queries).
+ * embedded run's database instead of dropping it, e.g. to EXPLAIN its queries), BENCH_WEBHOOKS
+ * (1: measure what one configured webhook endpoint costs issuing; default off).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { resolve } from 'node:path';
@@ -37,6 +39,7 @@ const INSTANCES = (process.env.BENCH_INSTANCES ?? '1,2')
   .filter((n) => n > 0);
 const LIST_DOCS = Number(process.env.BENCH_LIST_DOCS ?? 1_000_000);
 const LIST_REQUESTS = Number(process.env.BENCH_LIST_REQUESTS ?? 300);
+const WEBHOOKS = ['1', 'true', 'yes'].includes(process.env.BENCH_WEBHOOKS ?? '');
 /** Folios a sandbox range request may ask for at once (POST folios_sii). */
 const FOLIO_REQUEST_MAX = 10_000;
 
@@ -415,6 +418,83 @@ async function listBenchmark(env: Record<string, string>): Promise<ListReport> {
  */
 const TARGETS_NOTE = `They are not met. Profiled by hand on 2026-11-23 (\`node --cpu-prof\`, one instance, concurrency 16): the instance is CPU-bound on its one thread at ~6.5 ms per document, PostgreSQL waits on it ("idle in transaction", ClientRead), and no lock is contended any more. Of those 6.5 ms: stamping, signing and the XSD check ~1.7 ms (the signing rate above); Prisma and the pg driver ~0.6–0.7 ms of CPU per query (a bare authenticated \`GET /api/{rut}/folios\`, two queries, peaks at ~550 requests/s, against ~2 100 for \`/health\`), with about six per issue (key lookup, reservation, and the insert transaction: begin, confirm, insert, commit); HTTP, zod and JSON the rest. Two instances share the same two cores with PostgreSQL and the load generator, so they add little. Already done: the folio is reserved in one statement and confirmed by the insert, so signing runs outside any lock (before, every document of a type queued on one row lock and two instances were *slower* than one); the list's counters are sharded per connection; one XML parse per signature instead of two; the issuer's certificate list is cached 10 s. Next step: the hot path (key lookup, reservation, insert) in plain \`pg\` statements instead of Prisma, about 3 ms per document by the figures above; then signing in worker threads.`;
 
+interface WebhookReport {
+  rounds: Array<{ withEndpoint: boolean; docsPerSecond: number; p50: number; p99: number }>;
+  delivered: number;
+  issuedWithEndpoint: number;
+  load: { before: number[]; after: number[] };
+}
+
+/**
+ * Issuing with and without one webhook endpoint configured, on one instance that also runs the
+ * jobs (so the deliveries' own work competes for the same 2 cores): rounds alternate, so drift of
+ * the shared machine falls on both. The receiver is a local HTTP server answering 200.
+ */
+async function webhookBenchmark(env: Record<string, string>, key: string, rut: string): Promise<WebhookReport> {
+  let delivered = 0;
+  const receiver = createHttpServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      delivered++;
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const hookPort = (receiver.address() as AddressInfo).port;
+  const server = await startServer({ ...env, JOBS_ENABLED: 'true', TIMBRE_WEBHOOKS_ALLOW_PRIVATE: 'true' });
+  const before = loadavg();
+  const rounds: WebhookReport['rounds'] = [];
+  let issuedWithEndpoint = 0;
+  try {
+    await ensureFolios(server.port, key, rut, 33, 4 * DOCS + 500);
+    await load([server.port], key, rut, 200, 8); // warm-up
+    for (const withEndpoint of [false, true, false, true]) {
+      let id: string | null = null;
+      if (withEndpoint) {
+        id = (await api(server.port, key, 'POST', `/api/${rut}/webhooks`, { url: `http://127.0.0.1:${hookPort}/hook` }))
+          .id as string;
+      }
+      const r = await load([server.port], key, rut, DOCS, 16);
+      if (withEndpoint) issuedWithEndpoint += DOCS;
+      console.log({ webhook: withEndpoint, ...r });
+      rounds.push({ withEndpoint, docsPerSecond: r.docsPerSecond, p50: r.p50, p99: r.p99 });
+      if (id) {
+        // Let the deliveries of this round finish before the next round starts.
+        const deadline = Date.now() + 120_000;
+        while (delivered < issuedWithEndpoint && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+        await api(server.port, key, 'DELETE', `/api/${rut}/webhooks/${id}`);
+      }
+    }
+  } finally {
+    await server.stop();
+    receiver.close();
+  }
+  return { rounds, delivered, issuedWithEndpoint, load: { before, after: loadavg() } };
+}
+
+function webhookSection(w: WebhookReport, day: string): string {
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const off = w.rounds.filter((r) => !r.withEndpoint);
+  const on = w.rounds.filter((r) => r.withEndpoint);
+  const rateOff = mean(off.map((r) => r.docsPerSecond));
+  const rateOn = mean(on.map((r) => r.docsPerSecond));
+  const extra = (rateOff / rateOn - 1) * 100;
+  const rows = w.rounds.map(
+    (r, i) =>
+      `| ${i + 1} | ${r.withEndpoint ? 'one endpoint' : 'none'} | ${r.docsPerSecond.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} |`,
+  );
+  return `## Issuing with a webhook endpoint
+
+Measured on ${day}; load average (1 / 5 / 15 min) ${fmtLoad(w.load.before)} before, ${fmtLoad(w.load.after)} after. \`BENCH_WEBHOOKS=1\`: one instance that also runs the jobs, ${DOCS} 10-line facturas per round at concurrency 16, rounds alternating without and with one webhook endpoint (a local receiver answering 200), so the deliveries' own work (signing, HTTP, the delivery log) runs on the same 2 cores as issuing. With an endpoint, each document's transaction also writes its \`document.issued\` event and the endpoint's delivery row (one statement); delivery is asynchronous.
+
+| round | webhooks | docs/s | p50 ms | p99 ms |
+|---|---|---|---|---|
+${rows.join('\n')}
+
+Mean: ${rateOff.toFixed(0)} docs/s without, ${rateOn.toFixed(0)} docs/s with one endpoint: **${extra.toFixed(1)} % extra time per document** (target ≤ 5 %: ${extra <= 5 ? 'met' : '**not met**'}). Deliveries received: ${w.delivered} of ${w.issuedWithEndpoint} events written while the endpoint existed (their signatures are verified in the tests, not here).
+`;
+}
+
 async function main() {
   const started = new Date();
   execFileSync(process.execPath, [resolve('node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
@@ -458,6 +538,7 @@ async function main() {
   // The list part runs first, so the issuing runs below write into a table that already holds
   // the seeded million rows and their indexes, as a busy installation's does.
   const list = LIST_DOCS > 0 ? await listBenchmark(env) : null;
+  const webhooks = WEBHOOKS ? await webhookBenchmark(env, key, issuer.rut) : null;
 
   const rows: string[] = [];
   let worstRss = 0;
@@ -537,6 +618,7 @@ Targets (2-core machine): issue rate ≥ 50 % of the signing rate, p99 ≤ 50 ms
 Peak RSS target ≤ 300 MB per instance: **${worstRss <= 300 * 2 ** 20 ? 'met' : 'not met'}** (worst ${(worstRss / 2 ** 20).toFixed(0)} MB). The instances run the way \`npm start\` and the Dockerfile run them: compiled by \`tsc\` and run by plain node with a 192 MB old-generation heap (\`--max-old-space-size=192\`; without it V8 lets the heap grow to ~400 MB before collecting, for the same throughput; under a TypeScript loader such as tsx an idle instance holds ~200 MB more).
 `
       : null,
+    webhooks: webhooks ? webhookSection(webhooks, day) : null,
     pdf: `## PDF rendering alone (10-line factura, PDF417 included)
 
 Measured on ${day}. Letter p50 **${pdf.letterP50.toFixed(1)} ms** (p99 ${pdf.p99.toFixed(1)} ms); 80 mm roll p50 **${pdf.rollP50.toFixed(1)} ms**.
@@ -557,12 +639,13 @@ ${body.join('\n')}`;
   console.log(md);
 }
 
-type SectionKey = 'signing' | 'list' | 'issuing' | 'pdf';
-const SECTION_KEYS: SectionKey[] = ['signing', 'list', 'issuing', 'pdf'];
+type SectionKey = 'signing' | 'list' | 'issuing' | 'webhooks' | 'pdf';
+const SECTION_KEYS: SectionKey[] = ['signing', 'list', 'issuing', 'webhooks', 'pdf'];
 const SECTION_TITLES: Record<SectionKey, string> = {
   signing: 'Pure signing rate',
   list: 'Listing',
   issuing: 'Issuing over HTTP',
+  webhooks: 'Issuing with a webhook endpoint',
   pdf: 'PDF rendering alone',
 };
 
