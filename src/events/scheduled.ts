@@ -28,17 +28,20 @@ export async function scanTimeEvents(ctx: AppContext): Promise<number> {
     if (id) written++;
   };
 
-  // Live documents whose submission has not reached the SII in time.
+  // Live documents whose submission has not reached the SII in time: found through the
+  // submissions not yet uploaded (index on state), never by scanning documents; those already
+  // announced are skipped.
   const cutoff = new Date(now.getTime() - ctx.config.SUBMISSION_DELAY_ALERT_MS);
+  const delayedIds = await ctx.db.prisma.$queryRaw<{ id: string }[]>`
+    SELECT DISTINCT d.id::text
+      FROM submissions s JOIN documents d ON d.id = s.document_id
+     WHERE s.state IN ('queued', 'sending', 'ambiguous') AND s.created_at < ${cutoff}
+       AND d.estado_sii = 'pendiente'
+       AND NOT EXISTS (SELECT 1 FROM events e WHERE e.dedupe_key = 'document.submission_delayed:' || d.id::text)
+     LIMIT 500`;
   const delayed = await ctx.db.prisma.document.findMany({
-    where: {
-      environment: 'live',
-      estadoSii: 'pendiente',
-      createdAt: { lt: cutoff },
-      submissions: { some: { state: { not: 'done' } } },
-    },
+    where: { id: { in: delayedIds.map((r) => r.id) } },
     include: { issuer: { select: { rut: true } } },
-    take: 500,
   });
   for (const d of delayed) {
     const id = await ctx.db.prisma.$transaction(async (tx) =>

@@ -142,4 +142,36 @@ describe('live events end to end', () => {
       await rx2.close();
     }
   });
+
+  it('a document the SII has not received 15 min after issue: document.submission_delayed, once', async () => {
+    sim.setFault({ kind: 'down', paths: ['/cgi_dte/UPL/DTEUpload'] });
+    try {
+      const folio = await issue(factura({ receiver: { ...RECEIVER, email: undefined } }));
+      const doc = await t.ctx.db.prisma.document.findFirstOrThrow({
+        where: { issuerId: live.issuer.id, type: 33, folio },
+      });
+      expect(doc.estadoSii).toBe('pendiente');
+      const later = new Date(doc.createdAt.getTime() + 16 * 60_000);
+      const { scanTimeEvents } = await import('../../src/events/scheduled.ts');
+      await scanTimeEvents({ ...t.ctx, clock: () => later });
+      await scanTimeEvents({ ...t.ctx, clock: () => new Date(later.getTime() + 60_000) });
+      const rows = await t.ctx.db.prisma.event.findMany({
+        where: { documentId: doc.id, type: 'document.submission_delayed' },
+      });
+      expect(rows).toHaveLength(1);
+      expect(rows[0]?.data).toMatchObject({ folio, estado_sii: 'pendiente', env: 'live' });
+      // Not yet 15 min: nothing for a fresh one.
+      const fresh = await issue(factura({ receiver: { ...RECEIVER, email: undefined } }));
+      await scanTimeEvents(t.ctx);
+      const freshDoc = await t.ctx.db.prisma.document.findFirstOrThrow({
+        where: { issuerId: live.issuer.id, type: 33, folio: fresh },
+      });
+      const none = await t.ctx.db.prisma.event.count({
+        where: { type: 'document.submission_delayed', documentId: freshDoc.id },
+      });
+      expect(none).toBe(0);
+    } finally {
+      sim.clearFaults();
+    }
+  });
 });
