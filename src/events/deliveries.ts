@@ -125,7 +125,16 @@ export async function claimDeliveries(ctx: AppContext, limit: number, deliveryId
   const now = ctx.clock();
   const lease = new Date(now.getTime() + ctx.config.WEBHOOK_TIMEOUT_MS + 60_000);
   const bound = ctx.config.WEBHOOK_ENDPOINT_CONCURRENCY;
-  const only = deliveryId ? Prisma.sql`d.id = ${deliveryId}::uuid` : Prisma.sql`TRUE`;
+  // Two index-friendly branches (state, next_run_at): due pending rows, and rows whose
+  // worker died mid-attempt (lease expired). A manual claim names its row.
+  const due = deliveryId
+    ? Prisma.sql`SELECT id, endpoint_id, next_run_at FROM webhook_deliveries
+        WHERE id = ${deliveryId}::uuid AND (state = 'pending' OR (state = 'sending' AND lease_until < ${now}))`
+    : Prisma.sql`(SELECT id, endpoint_id, next_run_at FROM webhook_deliveries
+          WHERE state = 'pending' AND next_run_at <= ${now} ORDER BY next_run_at LIMIT ${limit * 4}::int)
+        UNION ALL
+        (SELECT id, endpoint_id, next_run_at FROM webhook_deliveries
+          WHERE state = 'sending' AND lease_until < ${now} LIMIT ${limit * 4}::int)`;
   const ids = await ctx.db.prisma.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${CLAIM_LOCK}::int)`;
     return tx.$queryRaw<{ id: string }[]>`
@@ -133,23 +142,19 @@ export async function claimDeliveries(ctx: AppContext, limit: number, deliveryId
         SELECT endpoint_id, count(*)::int AS n FROM webhook_deliveries
          WHERE state = 'sending' AND lease_until > ${now} GROUP BY endpoint_id
       ), candidates AS (
-        SELECT d.id, d.endpoint_id,
-               row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_run_at, d.id) AS rank
-          FROM webhook_deliveries d
-         WHERE ${only}
-           AND ((d.state = 'pending' AND (d.next_run_at <= ${now} OR ${Boolean(deliveryId)}))
-                OR (d.state = 'sending' AND d.lease_until < ${now}))
-         ORDER BY d.next_run_at
-         LIMIT ${limit * 4}::int
+        SELECT c.id, c.next_run_at, coalesce(i.n, 0) +
+               row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_run_at, c.id) AS slot
+          FROM (${due}) c LEFT JOIN inflight i ON i.endpoint_id = c.endpoint_id
+      ), chosen AS (
+        SELECT id FROM candidates WHERE slot <= ${bound}::int ORDER BY next_run_at LIMIT ${limit}::int
       )
       UPDATE webhook_deliveries w SET state = 'sending', lease_until = ${lease}, attempts = attempts + 1
-        FROM candidates c LEFT JOIN inflight i ON i.endpoint_id = c.endpoint_id
-       WHERE w.id = c.id AND c.rank + coalesce(i.n, 0) <= ${bound}::int
+        FROM chosen WHERE w.id = chosen.id
        RETURNING w.id::text`;
   });
   if (ids.length === 0) return [];
   return ctx.db.prisma.webhookDelivery.findMany({
-    where: { id: { in: ids.slice(0, limit).map((r) => r.id) } },
+    where: { id: { in: ids.map((r) => r.id) } },
     include: { event: true, endpoint: true },
   });
 }
@@ -235,11 +240,4 @@ export async function attemptDelivery(ctx: AppContext, d: Claimed): Promise<Atte
     }
   });
   return result;
-}
-
-/** One batch of due deliveries, attempted concurrently; returns how many. */
-export async function deliverDue(ctx: AppContext, limit = 20): Promise<number> {
-  const claimed = await claimDeliveries(ctx, limit);
-  await Promise.all(claimed.map((d) => attemptDelivery(ctx, d)));
-  return claimed.length;
 }

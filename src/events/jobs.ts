@@ -6,7 +6,7 @@
  * every due row, and leases keep instances from doing the same row twice.
  */
 import type { AppContext } from '../context.ts';
-import { deliverDue } from './deliveries.ts';
+import { attemptDelivery, claimDeliveries } from './deliveries.ts';
 import { emailEnabled, sendDueEmails } from './email.ts';
 import { scanTimeEvents } from './scheduled.ts';
 
@@ -18,45 +18,65 @@ export interface EventWorker {
 /** Delay after a nudge, so the writer's transaction has committed when the worker looks. */
 const NUDGE_DELAY_MS = 25;
 
+/** Webhook attempts one process runs at once (each endpoint also has its own bound). */
+const MAX_ACTIVE_ATTEMPTS = 32;
+
 export function startEventWorker(ctx: AppContext): EventWorker {
   if (!emailEnabled(ctx)) ctx.log.info('SMTP_URL is not set: documents are not e-mailed to their receivers');
   let stopped = false;
-  let running: Promise<void> | null = null;
-  let again = false;
   let timer: NodeJS.Timeout | null = null;
+  // Each attempt runs on its own: a slow receiver occupies only its own slots, never the loop.
+  const active = new Set<Promise<unknown>>();
+  let claiming = false;
+  let emailing: Promise<void> | null = null;
 
-  const runOnce = async () => {
-    for (;;) {
-      const [deliveries, emails] = await Promise.all([deliverDue(ctx), sendDueEmails(ctx)]);
-      if (deliveries === 0 && emails === 0) return;
+  const pumpDeliveries = async () => {
+    if (claiming || stopped) return;
+    claiming = true;
+    try {
+      for (;;) {
+        const room = MAX_ACTIVE_ATTEMPTS - active.size;
+        if (room <= 0 || stopped) return;
+        const claimed = await claimDeliveries(ctx, room);
+        for (const d of claimed) {
+          const attempt = attemptDelivery(ctx, d)
+            .catch((err: unknown) => ctx.log.error({ err, delivery: d.id }, 'webhook attempt failed'))
+            .finally(() => {
+              active.delete(attempt);
+              schedule(0); // a slot is free: look for more
+            });
+          active.add(attempt);
+        }
+        if (claimed.length < room) return;
+      }
+    } finally {
+      claiming = false;
     }
   };
-  const run = () => {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = runOnce()
-      .catch((err: unknown) => ctx.log.error({ err }, 'event worker failed'))
+  const pumpEmails = () => {
+    if (emailing || stopped) return;
+    emailing = (async () => {
+      while (!stopped && (await sendDueEmails(ctx)) > 0) {}
+    })()
+      .catch((err: unknown) => ctx.log.error({ err }, 'e-mail worker failed'))
       .finally(() => {
-        running = null;
-        if (again) {
-          again = false;
-          run();
-        }
+        emailing = null;
       });
   };
-  const schedule = (ms: number) => {
+  const tick = () => {
+    pumpDeliveries().catch((err: unknown) => ctx.log.error({ err }, 'webhook worker failed'));
+    pumpEmails();
+  };
+  function schedule(ms: number) {
     if (stopped) return;
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => {
       timer = null;
-      run();
+      tick();
       schedule(ctx.config.WEBHOOK_POLL_MS);
     }, ms);
     timer.unref();
-  };
+  }
   schedule(0);
 
   const scan = () => {
@@ -74,7 +94,7 @@ export function startEventWorker(ctx: AppContext): EventWorker {
       stopped = true;
       if (timer) clearTimeout(timer);
       clearInterval(scanTimer);
-      await running;
+      await Promise.all([...active, emailing]);
     },
   };
 }

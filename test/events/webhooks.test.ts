@@ -3,6 +3,8 @@
  * `standardwebhooks` package's Webhook.verify (not Timbre's code); retries, the delivery log,
  * redelivery, ping, the SSRF guard, roles and the once-only events.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/events/events.ts';
 import { scanTimeEvents } from '../../src/events/scheduled.ts';
@@ -317,6 +319,74 @@ describe('an endpoint that keeps failing', () => {
     } finally {
       await app.close();
       await failing.close();
+    }
+  });
+});
+
+describe('a slow receiver', () => {
+  it('gets at most WEBHOOK_ENDPOINT_CONCURRENCY attempts at once and does not hold up another endpoint', async () => {
+    // The slow receiver holds every request until released: no timing in the assertions.
+    let inFlight = 0;
+    let maxInFlight = 0;
+    let slowDone = 0;
+    let release = false;
+    const held: Array<() => void> = [];
+    const slow = createServer((req, res) => {
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      req.resume();
+      const answer = () => {
+        inFlight--;
+        slowDone++;
+        res.end('ok');
+      };
+      if (release) answer();
+      else held.push(answer);
+    });
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    const fast = await startWebhookReceiver();
+    const app = await buildTestApp({
+      env: {
+        JOBS_ENABLED: 'true',
+        TIMBRE_WEBHOOKS_ALLOW_PRIVATE: 'true',
+        WEBHOOK_ENDPOINT_CONCURRENCY: '2',
+        WEBHOOK_TIMEOUT_MS: '60000',
+        WEBHOOK_POLL_MS: '50',
+      },
+    });
+    try {
+      const issuer = await createTestIssuer(app.ctx);
+      const key = { authorization: `Bearer ${await createTestKey(app.ctx, issuer.rut, 'owner')}` };
+      const port = (slow.address() as AddressInfo).port;
+      for (const url of [`http://127.0.0.1:${port}/slow`, fast.url]) {
+        const res = await app.app.inject({
+          method: 'POST',
+          url: `/api/${issuer.rut}/webhooks`,
+          headers: key,
+          payload: { url },
+        });
+        if (url === fast.url) fast.setSecret(res.json().secret);
+      }
+      const docs = 8;
+      await Promise.all(
+        Array.from({ length: docs }, () =>
+          app.app.inject({ method: 'POST', url: `/api/${issuer.rut}/emitir`, headers: key, payload: factura() }),
+        ),
+      );
+      // The fast endpoint gets everything while the slow one holds its first two.
+      await eventually(async () => fast.received.length >= docs);
+      await eventually(async () => inFlight === 2);
+      expect(slowDone).toBe(0);
+      release = true;
+      for (const answer of held.splice(0)) answer();
+      await eventually(async () => slowDone >= docs, 30_000);
+      expect(maxInFlight).toBeLessThanOrEqual(2);
+      expect(maxInFlight).toBeGreaterThanOrEqual(1);
+      expect(fast.received.every((r) => r.verified !== null)).toBe(true);
+    } finally {
+      await app.close();
+      await fast.close();
+      slow.close();
     }
   });
 });
