@@ -454,9 +454,9 @@ async function webhookBenchmark(env: Record<string, string>, key: string, rut: s
   const drains: number[] = [];
   let issuedWithEndpoint = 0;
   try {
-    await ensureFolios(server.port, key, rut, 33, 4 * DOCS + 500);
-    await load([server.port], key, rut, 200, 8); // warm-up
     const pairs = Number(process.env.BENCH_WEBHOOK_PAIRS ?? 4);
+    await ensureFolios(server.port, key, rut, 33, 2 * pairs * DOCS + 500);
+    await load([server.port], key, rut, 200, 8); // warm-up
     for (const withEndpoint of Array.from({ length: pairs * 2 }, (_, i) => i % 2 === 1)) {
       let id: string | null = null;
       if (withEndpoint) {

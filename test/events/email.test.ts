@@ -84,7 +84,11 @@ describe('e-mail to the receiver (sandbox)', () => {
     const res = await t.app.inject({ method: 'POST', url: `/api/${rut}/emitir`, headers: auth, payload: factura() });
     const { folio } = res.json();
     await eventually(async () => mail.messages.slice(before).find((m) => m.subject?.includes(`N° ${folio} `)));
-    const row = await t.ctx.db.prisma.emailMessage.findFirstOrThrow({ where: { document: { folio, type: 33 } } });
+    // The SMTP server has the message a moment before the row says so.
+    const row = await eventually(async () => {
+      const r = await t.ctx.db.prisma.emailMessage.findFirstOrThrow({ where: { document: { folio, type: 33 } } });
+      return r.state === 'sent' ? r : null;
+    });
     expect(row).toMatchObject({ state: 'sent', attempts: 2 });
   });
 
