@@ -8,11 +8,14 @@
  * BENCH_LIST_REQUESTS (timed requests per list case, default 300), BENCH_KEEP_DB (keep the
  * embedded run's database instead of dropping it, e.g. to EXPLAIN its queries), BENCH_ONLY
  * ("downloads": only the PDF downloads section, bench/downloads.ts; the other sections of the
- * previous BENCHMARKS.md are kept).
+ * previous BENCHMARKS.md are kept), BENCH_WEBHOOKS
+ * (1: measure what one configured webhook endpoint costs issuing; default off; BENCH_WEBHOOK_PAIRS
+ * pairs of rounds, default 4).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { resolve } from 'node:path';
@@ -41,6 +44,7 @@ const INSTANCES = (process.env.BENCH_INSTANCES ?? '1,2')
 const LIST_DOCS = Number(process.env.BENCH_LIST_DOCS ?? 1_000_000);
 const LIST_REQUESTS = Number(process.env.BENCH_LIST_REQUESTS ?? 300);
 const ONLY_DOWNLOADS = process.env.BENCH_ONLY === 'downloads';
+const WEBHOOKS = ['1', 'true', 'yes'].includes(process.env.BENCH_WEBHOOKS ?? '');
 /** Folios a sandbox range request may ask for at once (POST folios_sii). */
 const FOLIO_REQUEST_MAX = 10_000;
 
@@ -420,6 +424,102 @@ async function listBenchmark(env: Record<string, string>): Promise<ListReport> {
  */
 const TARGETS_NOTE = `They are not met. Profiled by hand on 2026-11-23 (\`node --cpu-prof\`, one instance, concurrency 16): the instance is CPU-bound on its one thread at ~6.5 ms per document, PostgreSQL waits on it ("idle in transaction", ClientRead), and no lock is contended any more. Of those 6.5 ms: stamping, signing and the XSD check ~1.7 ms (the signing rate above); Prisma and the pg driver ~0.6–0.7 ms of CPU per query (a bare authenticated \`GET /api/{rut}/folios\`, two queries, peaks at ~550 requests/s, against ~2 100 for \`/health\`), with about six per issue (key lookup, reservation, and the insert transaction: begin, confirm, insert, commit); HTTP, zod and JSON the rest. Two instances share the same two cores with PostgreSQL and the load generator, so they add little. Already done: the folio is reserved in one statement and confirmed by the insert, so signing runs outside any lock (before, every document of a type queued on one row lock and two instances were *slower* than one); the list's counters are sharded per connection; one XML parse per signature instead of two; the issuer's certificate list is cached 10 s. Next step: the hot path (key lookup, reservation, insert) in plain \`pg\` statements instead of Prisma, about 3 ms per document by the figures above; then signing in worker threads.`;
 
+interface WebhookReport {
+  rounds: Array<{ withEndpoint: boolean; docsPerSecond: number; p50: number; p99: number }>;
+  /** Deliveries per second of a worker instance draining a round's queued events. */
+  drains: number[];
+  delivered: number;
+  issuedWithEndpoint: number;
+  load: { before: number[]; after: number[] };
+}
+
+/**
+ * What one configured webhook endpoint costs issuing. An API instance (JOBS_ENABLED=false, as
+ * in a deployment that runs workers apart) issues rounds alternating without and with one
+ * endpoint, so drift of the shared machine falls on both; with it, each document's transaction
+ * also writes the endpoint's delivery row next to its event. After each round with the endpoint,
+ * a worker instance drains the queued deliveries to a local receiver answering 200 (timed
+ * separately: delivery is asynchronous).
+ */
+async function webhookBenchmark(env: Record<string, string>, key: string, rut: string): Promise<WebhookReport> {
+  let delivered = 0;
+  const receiver = createHttpServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      delivered++;
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const hookPort = (receiver.address() as AddressInfo).port;
+  const hookEnv = { ...env, TIMBRE_WEBHOOKS_ALLOW_PRIVATE: 'true' };
+  const server = await startServer({ ...hookEnv, JOBS_ENABLED: 'false' });
+  const before = loadavg();
+  const rounds: WebhookReport['rounds'] = [];
+  const drains: number[] = [];
+  let issuedWithEndpoint = 0;
+  try {
+    const pairs = Number(process.env.BENCH_WEBHOOK_PAIRS ?? 4);
+    await ensureFolios(server.port, key, rut, 33, 2 * pairs * DOCS + 500);
+    await load([server.port], key, rut, 200, 8); // warm-up
+    for (const withEndpoint of Array.from({ length: pairs * 2 }, (_, i) => i % 2 === 1)) {
+      let id: string | null = null;
+      if (withEndpoint) {
+        id = (await api(server.port, key, 'POST', `/api/${rut}/webhooks`, { url: `http://127.0.0.1:${hookPort}/hook` }))
+          .id as string;
+      }
+      const r = await load([server.port], key, rut, DOCS, 16);
+      console.log({ webhook: withEndpoint, ...r });
+      rounds.push({ withEndpoint, docsPerSecond: r.docsPerSecond, p50: r.p50, p99: r.p99 });
+      if (id) {
+        issuedWithEndpoint += DOCS;
+        const from = delivered;
+        const worker = await startServer({ ...hookEnv, JOBS_ENABLED: 'true', WEBHOOK_POLL_MS: '100' });
+        const t0 = performance.now();
+        const deadline = Date.now() + 300_000;
+        while (delivered < issuedWithEndpoint && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        drains.push((delivered - from) / ((performance.now() - t0) / 1000));
+        console.log({ drained: delivered - from, perSecond: drains.at(-1) });
+        await worker.stop();
+        await api(server.port, key, 'DELETE', `/api/${rut}/webhooks/${id}`);
+      }
+    }
+  } finally {
+    await server.stop();
+    receiver.close();
+  }
+  return { rounds, drains, delivered, issuedWithEndpoint, load: { before, after: loadavg() } };
+}
+
+function webhookSection(w: WebhookReport, day: string): string {
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const rateOff = mean(w.rounds.filter((r) => !r.withEndpoint).map((r) => r.docsPerSecond));
+  const rateOn = mean(w.rounds.filter((r) => r.withEndpoint).map((r) => r.docsPerSecond));
+  // Each round with the endpoint against the round just before it: the machine's drift is
+  // slower than a pair of rounds, so the median of the pairs is the figure to trust.
+  const pairExtras = w.rounds
+    .map((r, i) =>
+      r.withEndpoint && i > 0 ? ((w.rounds[i - 1]?.docsPerSecond ?? 0) / r.docsPerSecond - 1) * 100 : null,
+    )
+    .filter((x): x is number => x !== null)
+    .sort((a, b) => a - b);
+  const extra = pairExtras[Math.floor((pairExtras.length - 1) / 2)] ?? (rateOff / rateOn - 1) * 100;
+  const rows = w.rounds.map(
+    (r, i) =>
+      `| ${i + 1} | ${r.withEndpoint ? 'one endpoint' : 'none'} | ${r.docsPerSecond.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} |`,
+  );
+  return `## Issuing with a webhook endpoint
+
+Measured on ${day}; load average (1 / 5 / 15 min) ${fmtLoad(w.load.before)} before, ${fmtLoad(w.load.after)} after. \`BENCH_WEBHOOKS=1\`: one API instance (\`JOBS_ENABLED=false\`), ${DOCS} 10-line facturas per round at concurrency 16, rounds alternating without and with one webhook endpoint. Every document's transaction writes its \`document.issued\` event either way; with the endpoint the same statement also writes the endpoint's delivery row. Delivery is asynchronous: after each round with the endpoint a worker instance (\`JOBS_ENABLED=true\`) drains the queued deliveries to a local receiver answering 200, timed on its own.
+
+| round | webhooks | docs/s | p50 ms | p99 ms |
+|---|---|---|---|---|
+${rows.join('\n')}
+
+Extra time per document with the endpoint, per pair of rounds (each round with the endpoint against the round before it): ${pairExtras.map((x) => `${x.toFixed(1)} %`).join(', ')}; median **${extra.toFixed(1)} %** (target ≤ 5 %: ${extra <= 5 ? 'met' : '**not met**'}). Means: ${rateOff.toFixed(0)} docs/s without, ${rateOn.toFixed(0)} docs/s with. Draining: ${w.drains.map((d) => d.toFixed(0)).join(' and ')} deliveries/s (signed, posted, logged; ${w.delivered} of ${w.issuedWithEndpoint} delivered). On this 2-core machine a worker delivering while the same cores issue takes that CPU from issuing; deploy workers apart, or expect issuing to slow by roughly the share of time the deliveries take.
+`;
+}
+
 async function main() {
   const started = new Date();
   execFileSync(process.execPath, [resolve('node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
@@ -463,6 +563,7 @@ async function main() {
   // The list part runs first, so the issuing runs below write into a table that already holds
   // the seeded million rows and their indexes, as a busy installation's does.
   const list = LIST_DOCS > 0 && !ONLY_DOWNLOADS ? await listBenchmark(env) : null;
+  const webhooks = WEBHOOKS && !ONLY_DOWNLOADS ? await webhookBenchmark(env, key, issuer.rut) : null;
 
   console.log('downloads…');
   const downloadsLoadBefore = loadavg();
@@ -572,6 +673,7 @@ Targets (2-core machine): issue rate ≥ 50 % of the signing rate, p99 ≤ 50 ms
 Peak RSS target ≤ 300 MB per instance: **${worstRss <= 300 * 2 ** 20 ? 'met' : 'not met'}** (worst ${(worstRss / 2 ** 20).toFixed(0)} MB). The instances run the way \`npm start\` and the Dockerfile run them: compiled by \`tsc\` and run by plain node with a 192 MB old-generation heap (\`--max-old-space-size=192\`; without it V8 lets the heap grow to ~400 MB before collecting, for the same throughput; under a TypeScript loader such as tsx an idle instance holds ~200 MB more).
 `
       : null,
+    webhooks: webhooks ? webhookSection(webhooks, day) : null,
     pdf: pdf
       ? `## PDF rendering alone (10-line factura, PDF417 included)
 
@@ -594,12 +696,13 @@ ${body.join('\n')}`;
   console.log(md);
 }
 
-type SectionKey = 'signing' | 'list' | 'issuing' | 'pdf' | 'downloads';
-const SECTION_KEYS: SectionKey[] = ['signing', 'list', 'issuing', 'pdf', 'downloads'];
+type SectionKey = 'signing' | 'list' | 'issuing' | 'webhooks' | 'pdf' | 'downloads';
+const SECTION_KEYS: SectionKey[] = ['signing', 'list', 'issuing', 'webhooks', 'pdf', 'downloads'];
 const SECTION_TITLES: Record<SectionKey, string> = {
   signing: 'Pure signing rate',
   list: 'Listing',
   issuing: 'Issuing over HTTP',
+  webhooks: 'Issuing with a webhook endpoint',
   pdf: 'PDF rendering alone',
   downloads: 'PDF downloads and the last check before storing',
 };

@@ -13,6 +13,7 @@
  *   are lost), and an empty list ("no certificate") is never kept.
  */
 import type { KeyObject } from 'node:crypto';
+import type { Transporter } from 'nodemailer';
 import type { Caf as ParsedCaf } from './dte/caf.ts';
 import type { SigningCertificate } from './dte/certificate.ts';
 import type { Certificate } from './generated/prisma/client.ts';
@@ -34,6 +35,10 @@ export class KeyCaches {
   readonly certificates = new Map<string, SigningCertificate>();
   /** Parsed CAFs and their private keys by CAF row id. */
   readonly cafs = new Map<string, CafMaterial>();
+  /** Issuer RUTs by issuer id (a RUT never changes). */
+  readonly issuerRuts = new Map<string, string>();
+  /** The SMTP transport (one pool per process), created on the first e-mail. */
+  mailTransport: Transporter | null = null;
   /** The generation (or lookup) of an issuer's sandbox certificate, shared by concurrent requests. */
   readonly sandboxCertificates = new Map<string, Promise<Certificate>>();
   /** `issuerId:type` pairs known to have at least one sandbox folio range (never undone). */

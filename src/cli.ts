@@ -36,7 +36,7 @@ const USAGE = `Usage: npm run cli -- <command> [flags] [--json]
   issuer create --rut R --name N --giro G --acteco CODE [--acteco CODE…] --address A --comuna C
                 [--city X] [--ambiente 0|1] [--vat-rate 19] [--resolution-date YYYY-MM-DD]
                 [--resolution-number N] [--sii-office UNIT] [--account ID]
-  issuer update --rut R [same flags as create]
+  issuer update --rut R [same flags as create] [--folio-alert TYPE=N|TYPE=default …]
   issuer deactivate --rut R
   issuer list
   cert import --rut R --file F.p12 [--password-stdin | --password P]
@@ -74,6 +74,7 @@ const OPTIONS = {
   'resolution-number': { type: 'string' },
   'sii-office': { type: 'string' },
   account: { type: 'string' },
+  'folio-alert': { type: 'string', multiple: true },
   file: { type: 'string' },
   password: { type: 'string' },
   'password-stdin': { type: 'boolean' },
@@ -204,6 +205,17 @@ function joinPasswordValue(argv: string[]): string[] {
   return out;
 }
 
+/** `--folio-alert 33=50 --folio-alert 39=default` → { "33": 50, "39": null }. */
+function folioAlerts(values: string[]): Record<string, number | null> {
+  const out: Record<string, number | null> = {};
+  for (const v of values) {
+    const m = /^(\d+)=(\d+|default)$/.exec(v);
+    if (!m?.[1] || !m[2]) throw new UsageError(`--folio-alert takes TYPE=N or TYPE=default (got ${v})`);
+    out[m[1]] = m[2] === 'default' ? null : Number(m[2]);
+  }
+  return out;
+}
+
 async function run(ctx: AppContext, command: string, flags: Flags, io: CliIo): Promise<Output> {
   switch (command) {
     case 'user create': {
@@ -253,7 +265,8 @@ async function run(ctx: AppContext, command: string, flags: Flags, io: CliIo): P
       return { json: v, human: `Created issuer ${v.rut} (${v.name}), ${v.env}, account ${v.account_id}` };
     }
     case 'issuer update': {
-      const fields = issuerFields(flags);
+      const fields: UpdateIssuerInput = issuerFields(flags);
+      if (flags['folio-alert']) fields.folioAlerts = folioAlerts(flags['folio-alert']);
       if (Object.keys(fields).length === 0) throw new UsageError('issuer update needs at least one field flag');
       const v = issuerView(await updateIssuer(ctx, need(flags, 'rut'), fields));
       return { json: v, human: `Updated issuer ${v.rut} (${v.name}), ${v.env}` };

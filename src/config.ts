@@ -99,6 +99,46 @@ export const configSchema = z.object({
   /** PDF downloads served at once per instance (stored or rendered); further ones wait their turn. */
   PDF_DOWNLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(4),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  // Events, webhooks and e-mail (DESIGN §9, src/events/)
+  /** Allow webhook targets on private, loopback and link-local addresses, and http in live. */
+  TIMBRE_WEBHOOKS_ALLOW_PRIVATE: boolish.default(false),
+  /** A webhook attempt that has no answer after this long failed, ms. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Delays between webhook attempts, ms, comma-separated; the last repeats until the give-up time. */
+  WEBHOOK_RETRY_SCHEDULE_MS: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, 'must be comma-separated milliseconds')
+    .default('5000,300000,1800000,7200000,18000000,36000000,36000000,86400000')
+    .transform((s) => s.split(',').map(Number)),
+  /** An event is retried for this long; an endpoint failing for this long is disabled, ms (3 days). */
+  WEBHOOK_DISABLE_AFTER_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(3 * 24 * 3600 * 1000),
+  /** Deliveries in flight at once per endpoint, across all instances. */
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
+  /** How often a worker looks for due webhook deliveries and e-mails, ms. */
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(1000),
+  /** smtp://user:pass@host:port or smtps://…; unset: e-mail to receivers is off. */
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+    .optional(),
+  /** The From of e-mails to receivers. */
+  MAIL_FROM: z.string().min(3).default('Timbre <no-reply@timbre.local>'),
+  /** First retry delay after an SMTP failure, ms (doubles per attempt). */
+  EMAIL_RETRY_BASE_MS: z.coerce.number().int().min(10).default(60_000),
+  /** Attempts before an e-mail is given up (email.failed). */
+  EMAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
+  /** A live document not received by the SII this long after issue: document.submission_delayed, ms. */
+  SUBMISSION_DELAY_ALERT_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(15 * 60_000),
+  /** How often the time-based events (delays, expiring CAFs and certificates) are looked for, seconds. */
+  EVENTS_SCAN_SECONDS: z.coerce.number().min(1).max(86_400).default(60),
 });
 
 export type Config = z.infer<typeof configSchema> & {

@@ -19,6 +19,8 @@ export interface JobQueue {
   wake(submissionId: string, at?: Date | null): Promise<void>;
   /** Wakes every due submission; returns how many. */
   sweep(): Promise<number>;
+  /** Looks for due webhook deliveries and e-mails now (after a commit that queued some). */
+  nudge(): void;
   stop(): Promise<void>;
 }
 

@@ -80,6 +80,20 @@ export const ERROR_CATALOG = {
     message:
       'The generated document did not verify as it would be stored (XMLDSig or TED; a Timbre bug); nothing was stored and no folio was used.',
   },
+  // Events, webhooks and e-mail (src/events/, DESIGN §9)
+  EVENT_NOT_FOUND: { status: 404, message: 'No event with that id exists for this issuer.' },
+  WEBHOOK_NOT_FOUND: { status: 404, message: 'No webhook endpoint with that id exists for this issuer.' },
+  WEBHOOK_LIMIT_REACHED: { status: 409, message: 'The issuer already has 10 webhook endpoints; delete one first.' },
+  WEBHOOK_URL_BLOCKED: {
+    status: 422,
+    message: 'The webhook URL resolves to a private, loopback or link-local address, or is not https in live.',
+  },
+  EMAIL_DISABLED: { status: 422, message: 'E-mail is off: the server has no SMTP_URL configured.' },
+  EMAIL_DOCUMENT_REJECTED: {
+    status: 422,
+    message: 'The SII rejected this document; it is not e-mailed to the receiver.',
+  },
+  EMAIL_NO_RECIPIENT: { status: 422, message: 'The document has no receiver e-mail; send "to" with the addresses.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

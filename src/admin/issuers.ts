@@ -7,8 +7,9 @@
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { isUniqueViolation } from '../db/database.ts';
+import { DTE_TYPES } from '../dte/model.ts';
 import { normalizeRut } from '../dte/rut.ts';
-import { AppError } from '../errors.ts';
+import { AppError, validationError } from '../errors.ts';
 import type { Issuer } from '../generated/prisma/client.ts';
 import { changing } from './changes.ts';
 import { isoDate, zodToAppError } from './validation.ts';
@@ -96,11 +97,32 @@ export async function createIssuer(ctx: AppContext, input: CreateIssuerInput): P
   }
 }
 
-export type UpdateIssuerInput = Partial<IssuerFields>;
+export type UpdateIssuerInput = Partial<IssuerFields> & {
+  /**
+   * Low-stock thresholds per document type (DESIGN §9 `folios.low`), merged into the current
+   * ones; null restores the default (10 % of the last range or 20, the larger).
+   */
+  folioAlerts?: Record<string, number | null>;
+};
+
+function mergeFolioAlerts(current: unknown, changes: Record<string, number | null>): Record<string, number> {
+  const merged = { ...(current as Record<string, number>) };
+  for (const [type, n] of Object.entries(changes)) {
+    if (!(DTE_TYPES as readonly number[]).includes(Number(type)) || !/^\d+$/.test(type)) {
+      throw validationError('folio-alert', `${type} is not a document type (${DTE_TYPES.join(', ')})`);
+    }
+    if (n === null) delete merged[type];
+    else if (!Number.isInteger(n) || n < 0 || n > 1_000_000) {
+      throw validationError('folio-alert', `the threshold of type ${type} must be a whole number from 0 to 1000000`);
+    } else merged[type] = n;
+  }
+  return merged;
+}
 
 export async function updateIssuer(ctx: AppContext, rutText: string, input: UpdateIssuerInput): Promise<Issuer> {
   const issuer = await findIssuerOrThrow(ctx, rutText, { includeInactive: true });
-  const parsed = issuerFieldsSchema.partial().safeParse(input);
+  const { folioAlerts, ...fields } = input;
+  const parsed = issuerFieldsSchema.partial().safeParse(fields);
   if (!parsed.success) throw zodToAppError(parsed.error);
   const v = parsed.data;
   return changing(ctx, { kind: 'issuer', issuerId: issuer.id }, (tx) =>
@@ -120,6 +142,7 @@ export async function updateIssuer(ctx: AppContext, rutText: string, input: Upda
         }),
         ...(v.resolutionNumber !== undefined && { resolutionNumber: v.resolutionNumber }),
         ...(v.siiOffice !== undefined && { siiOffice: v.siiOffice }),
+        ...(folioAlerts && { folioAlerts: mergeFolioAlerts(issuer.folioAlerts, folioAlerts) }),
       },
     }),
   );
@@ -169,5 +192,6 @@ export function issuerView(i: Issuer) {
     sii_office: i.siiOffice,
     active: i.active,
     created_at: i.createdAt.toISOString(),
+    folio_alerts: i.folioAlerts as Record<string, number>,
   };
 }

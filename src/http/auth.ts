@@ -80,3 +80,10 @@ export function requireAuth(request: FastifyRequest): AuthenticatedKey {
   if (!request.auth) throw new AppError('UNAUTHENTICATED');
   return request.auth;
 }
+
+/** The authenticated key of an owner-only route (webhook management, DESIGN §9). */
+export function requireOwner(request: FastifyRequest): AuthenticatedKey {
+  const key = requireAuth(request);
+  if (key.role !== 'owner') throw new AppError('FORBIDDEN_ROLE', 'Only an owner key may manage webhooks.');
+  return key;
+}

@@ -9,6 +9,7 @@ import { envelopeKindOf } from '../dte/envelope.ts';
 import { AppError } from '../errors.ts';
 import type { Document, Environment, Issuer } from '../generated/prisma/client.ts';
 import { SiiAmbiguousError, SiiAuthError, SiiProtocolError, SiiUnavailableError } from '../sii/types.ts';
+import { isFinal, resolveState, transition } from './document-state.ts';
 import { environmentOf } from './environment.ts';
 import { signingCertificate } from './key-material.ts';
 import type { EstadoSii } from './list-documents.ts';
@@ -49,9 +50,6 @@ function siiFailure(err: unknown): AppError {
   return err as AppError;
 }
 
-/** Whether a state may still change; final ones are not overwritten by a weaker answer. */
-const FINAL: readonly EstadoSii[] = ['aceptado', 'aceptado_con_reparos', 'rechazado', 'anulado'];
-
 export async function documentStatus(
   ctx: AppContext,
   issuer: Issuer,
@@ -64,7 +62,7 @@ export async function documentStatus(
   const { cert } = await signingCertificate(ctx, issuer, true);
   const service = envelopeKindOf(document.type);
   let estado = document.estadoSii as EstadoSii;
-  let raw = document.siiEstado;
+  let raw = document.siiCode;
   let glosa = document.siiGlosa;
   try {
     if (document.trackId) {
@@ -77,22 +75,27 @@ export async function documentStatus(
         glosa = verdict.glosa;
       }
     }
-    if (!document.trackId || FINAL.includes(estado) || raw === 'EPR') {
+    if (!document.trackId || isFinal(estado) || raw === 'EPR') {
       const st = await ctx.sii.documentStatus(documentStatusQuery(document, issuer.rut, cert));
       const known = estadoOfDocument(st);
       raw = st.estado;
       glosa = st.glosa;
-      // DOK says "received, data match"; it does not carry objections, so a document already
-      // known as accepted with objections keeps that state.
-      if (known && !(known === 'aceptado' && estado === 'aceptado_con_reparos')) estado = known;
+      // Whether this answer may replace what is known (DOK after reparos must not) is the
+      // state owner's rule (document-state.ts).
+      if (known) estado = resolveState(estado, known);
     }
   } catch (err) {
     throw siiFailure(err);
   }
   const checkedAt = ctx.clock();
-  const updated = await ctx.db.prisma.document.update({
-    where: { id: document.id },
-    data: { estadoSii: estado, siiEstado: raw, siiGlosa: glosa, siiCheckedAt: checkedAt },
-  });
+  const updated = await ctx.db.prisma.$transaction((tx) =>
+    transition(ctx, tx, document.id, issuer.rut, {
+      to: estado,
+      reason: 'status asked at the SII (emision_estado_dte)',
+      siiCode: raw,
+      siiGlosa: glosa,
+      extra: { siiCheckedAt: checkedAt },
+    }),
+  );
   return { document: updated, env, checkedAt };
 }

@@ -4,6 +4,9 @@
  */
 import type { Config } from '../config.ts';
 import type { Document } from '../generated/prisma/client.ts';
+import type { EmailView } from './email-view.ts';
+
+const NO_EMAIL: EmailView = { status: 'none', to: [], at: null };
 
 export function fileUrls(config: Config, issuerRut: string, doc: Pick<Document, 'type' | 'folio' | 'publicToken'>) {
   const base = `${config.publicBaseUrl}/api/${issuerRut}`;
@@ -44,7 +47,7 @@ export type ListedDocument = Pick<
   | 'createdAt'
 >;
 
-export function documentView(config: Config, issuerRut: string, doc: ListedDocument) {
+export function documentView(config: Config, issuerRut: string, doc: ListedDocument, email?: EmailView) {
   return {
     type: doc.type,
     folio: doc.folio,
@@ -56,6 +59,7 @@ export function documentView(config: Config, issuerRut: string, doc: ListedDocum
     track_id: doc.trackId,
     ...fileUrls(config, issuerRut, doc),
     created_at: doc.createdAt.toISOString(),
+    email: email ?? NO_EMAIL,
   };
 }
 

@@ -28,6 +28,7 @@ import { AppError, validationError } from '../errors.ts';
 import type { Caf, Environment, Issuer, Prisma } from '../generated/prisma/client.ts';
 import { insertCaf, storeCaf, verifyCaf } from '../admin/cafs.ts';
 import { santiagoDate } from '../dte/chile-time.ts';
+import { folioThreshold } from '../events/folio-alerts.ts';
 import { environmentOf } from './environment.ts';
 import { SANDBOX_CAF_IDK, sandboxCafSigner, signingCertificate } from './key-material.ts';
 
@@ -231,37 +232,69 @@ export interface FolioRangeView {
   authorised_at: string;
   expires_at: string | null;
   expired: boolean;
+  /** Folios of the range stored in documents. */
+  used: number;
+  /** Folios taken by requests still building their document (or abandoned, to be reused). */
+  reserved: number;
+  status: 'active' | 'exhausted' | 'expired';
+  /** Unused folios of an expired range: to annul at the SII (anulación de folios). */
+  to_annul: Array<{ from: number; to: number; count: number }>;
 }
 
+/**
+ * The folio ledger of `GET /api/{rut}/folios`: per range used, reserved and available folios,
+ * the expiry (REFERENCE §2: 180 days after FA for 33, 43, 46, 56 and 61; other types and sandbox
+ * ranges never expire), a status, and the unused folios of expired ranges, which the issuer
+ * must annul at the SII. Per type: the `folios.low` threshold in force.
+ */
 export async function listFolios(ctx: AppContext, issuer: Issuer) {
   const env = environmentOf(issuer);
   const today = santiagoDate(ctx.clock());
-  const rows = await ctx.db.prisma.caf.findMany({
-    where: { issuerId: issuer.id, environment: env },
-    orderBy: [{ type: 'asc' }, { authorisedAt: 'asc' }, { rangeFrom: 'asc' }],
-  });
+  const [rows, reservations] = await Promise.all([
+    ctx.db.prisma.caf.findMany({
+      where: { issuerId: issuer.id, environment: env },
+      orderBy: [{ type: 'asc' }, { authorisedAt: 'asc' }, { rangeFrom: 'asc' }],
+    }),
+    ctx.db.prisma.folioReservation.groupBy({
+      by: ['cafId'],
+      where: { issuerId: issuer.id, environment: env },
+      _count: { _all: true },
+    }),
+  ]);
+  const reservedBy = new Map(reservations.map((r) => [r.cafId, r._count._all]));
   const byType = new Map<number, FolioRangeView[]>();
   for (const r of rows) {
     const expiresAt = r.expiresAt ? r.expiresAt.toISOString().slice(0, 10) : null;
     const expired = expiresAt !== null && expiresAt < today;
+    const reserved = reservedBy.get(r.id) ?? 0;
+    const unused = Math.max(0, r.rangeTo - r.nextFolio + 1);
     const view: FolioRangeView = {
       from: r.rangeFrom,
       to: r.rangeTo,
       next: r.nextFolio,
-      available: expired ? 0 : Math.max(0, r.rangeTo - r.nextFolio + 1),
+      available: expired ? 0 : unused,
       authorised_at: r.authorisedAt.toISOString().slice(0, 10),
       expires_at: expiresAt,
       expired,
+      used: Math.max(0, r.nextFolio - r.rangeFrom - reserved),
+      reserved,
+      status: expired ? 'expired' : unused === 0 ? 'exhausted' : 'active',
+      to_annul: expired && unused > 0 ? [{ from: r.nextFolio, to: r.rangeTo, count: unused }] : [],
     };
     byType.set(r.type, [...(byType.get(r.type) ?? []), view]);
   }
   return {
     env,
-    data: [...byType].map(([type, ranges]) => ({
-      type,
-      ranges,
-      available: ranges.reduce((n, r) => n + r.available, 0),
-    })),
+    data: [...byType].map(([type, ranges]) => {
+      const last = ranges.at(-1);
+      return {
+        type,
+        ranges,
+        available: ranges.reduce((n, r) => n + r.available, 0),
+        low_threshold: folioThreshold(issuer, type, last ? last.to - last.from + 1 : 0),
+        to_annul: ranges.flatMap((r) => r.to_annul),
+      };
+    }),
   };
 }
 

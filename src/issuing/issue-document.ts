@@ -27,9 +27,14 @@ import { cafPublicKey } from '../dte/caf.ts';
 import { AppError } from '../errors.ts';
 import type { Document, Environment, Issuer, Prisma } from '../generated/prisma/client.ts';
 import { santiagoDate, santiagoTimestamp } from '../dte/chile-time.ts';
-import { fileUrls, searchable, totalsView } from './document-view.ts';
+import { queueIssueEmail } from '../events/email.ts';
+import { recordEvent } from '../events/events.ts';
+import { checkFolioStock } from '../events/folio-alerts.ts';
+import { voidReferencedDocuments } from './document-state.ts';
+import { documentView, fileUrls, searchable, totalsView } from './document-view.ts';
+import { emailViewOf } from './email-view.ts';
 import { environmentOf } from './environment.ts';
-import { applyVoids, checkReferences, receiverFromTarget } from './references.ts';
+import { checkReferences, receiverFromTarget } from './references.ts';
 import {
   confirmReservation,
   ensureSandboxCaf,
@@ -127,6 +132,7 @@ export async function issueDocument(
       }
       throw err;
     }
+    ctx.jobs?.nudge();
     if (!stored.submissionId) return { document: stored.created, env };
     return submitAfterCommit(ctx, stored.created, stored.submissionId);
   }
@@ -185,11 +191,36 @@ async function persistDocument(
       if (opts.idempotencyId) {
         await tx.idempotencyKey.update({ where: { id: opts.idempotencyId }, data: { documentId: created.id } });
       }
-      // Sandbox: a voiding note voids at once (live waits for the SII's acceptance).
-      if (voided && env === 'sandbox') await applyVoids(tx, created);
+      // Sandbox: a voiding credit note voids at once (live waits for the SII's acceptance;
+      // document-state.ts owns the rule and announces document.voided).
+      if (voided && env === 'sandbox') await voidReferencedDocuments(ctx, tx, issuer.rut, created);
       // Live: the envelope commits with the document, so no live document exists without
       // its submission (the outbox the background jobs work from).
       const submission = envelope ? await insertSubmission(tx, issuer, created, envelope) : null;
+      // Events and the receiver's e-mail commit with the document (DESIGN §9); delivering
+      // them is the jobs' work, after the commit.
+      const now = ctx.clock();
+      const email = await queueIssueEmail(ctx, tx, {
+        issuerId: issuer.id,
+        documentId: created.id,
+        env,
+        to: req.receiver?.email ? [req.receiver.email] : [],
+      });
+      await recordEvent(
+        tx,
+        {
+          issuerId: issuer.id,
+          type: 'document.issued',
+          documentId: created.id,
+          data: {
+            ...documentView(ctx.config, issuer.rut, created),
+            email: emailViewOf(email),
+            sii: env === 'live' ? { estado: null, glosa: null, track_id: null } : null,
+          },
+        },
+        now,
+      );
+      await checkFolioStock(tx, { issuer, env, type: doc.type, today: date, now });
       return { created, submissionId: submission?.id ?? null };
     },
     { timeout: 30_000, maxWait: 30_000 },
@@ -278,7 +309,7 @@ export async function documentById(ctx: AppContext, id: string): Promise<Documen
 
 /** The `sii` block of live documents: raw SII state next to ours (DESIGN §5). */
 export function siiBlock(d: Document) {
-  return { estado: d.siiEstado, glosa: d.siiGlosa, track_id: d.trackId ?? '' };
+  return { estado: d.siiCode, glosa: d.siiGlosa, track_id: d.trackId ?? '' };
 }
 
 /** The issue response of the contract §2 plus DESIGN §5's fields. */

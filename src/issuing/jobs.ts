@@ -6,10 +6,12 @@
  *
  * Nothing is lost if a wake-up is: each worker sweeps at start and every JOBS_SWEEP_SECONDS,
  * re-sending a wake-up for every due submission nobody holds. Duplicate wake-ups are harmless: a step first takes the submission's lease and checks
- * that it is due.
+ * that it is due. Webhook deliveries, e-mails and time-based events run beside it
+ * (src/events/jobs.ts).
  */
 import PgBoss from 'pg-boss';
 import type { AppContext, JobQueue } from '../context.ts';
+import { startEventWorker } from '../events/jobs.ts';
 import { dueSubmissions, runSubmission } from './submissions.ts';
 
 const STEP_QUEUE = 'sii-submission-step';
@@ -47,6 +49,7 @@ export async function startJobs(ctx: AppContext, opts: { work: boolean }): Promi
   };
 
   let timer: NodeJS.Timeout | null = null;
+  const events = opts.work ? startEventWorker(ctx) : null;
   if (opts.work) {
     const pollingIntervalSeconds = ctx.config.JOBS_POLL_SECONDS;
     await boss.work<{ submissionId: string }>(STEP_QUEUE, { pollingIntervalSeconds, batchSize: 4 }, async (jobs) => {
@@ -67,8 +70,10 @@ export async function startJobs(ctx: AppContext, opts: { work: boolean }): Promi
   return {
     wake,
     sweep,
+    nudge: () => events?.nudge(),
     async stop() {
       if (timer) clearInterval(timer);
+      await events?.stop();
       await boss.stop({ graceful: true, timeout: 10_000, wait: true });
     },
   };

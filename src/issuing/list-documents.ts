@@ -23,7 +23,8 @@
  */
 import type { AppContext } from '../context.ts';
 import type { DteType } from '../dte/model.ts';
-import { type Issuer, Prisma } from '../generated/prisma/client.ts';
+import { type EmailMessage, type Issuer, Prisma } from '../generated/prisma/client.ts';
+import { emailViewOf } from './email-view.ts';
 import { type DocumentView, documentView, type ListedDocument, searchable } from './document-view.ts';
 
 export const ESTADOS_SII = [
@@ -62,16 +63,48 @@ const ORDER = Prisma.sql`ORDER BY date DESC, created_at DESC, id DESC`;
 export async function listDocuments(ctx: AppContext, issuer: Issuer, f: ListFilters): Promise<ListResult> {
   const search = parseSearch(f.q);
   const [rows, total] = await Promise.all([
-    ctx.db.prisma.$queryRaw<ListedDocument[]>`
+    // The page's latest e-mail per document (DESIGN §9 `email`), one index probe per row.
+    ctx.db.prisma.$queryRaw<(ListedDocument & EmailColumns)[]>`
       SELECT type, folio, date, receiver_rut AS "receiverRut", receiver_name AS "receiverName",
              net, exempt, vat, vat_rate AS "vatRate", total, environment, estado_sii AS "estadoSii",
-             track_id AS "trackId", public_token AS "publicToken", created_at AS "createdAt"
-      FROM documents
-      WHERE id IN (${pageIds(issuer.id, f, search)})
+             track_id AS "trackId", public_token AS "publicToken", created_at AS "createdAt",
+             em.email_state AS "emailState", em.email_to AS "emailTo", em.email_sent_at AS "emailSentAt",
+             em.email_updated_at AS "emailUpdatedAt"
+      FROM documents d
+      LEFT JOIN LATERAL (
+        SELECT e.state::text AS email_state, e."to" AS email_to, e.sent_at AS email_sent_at,
+               e.updated_at AS email_updated_at
+          FROM email_messages e WHERE e.document_id = d.id ORDER BY e.created_at DESC LIMIT 1
+      ) em ON TRUE
+      WHERE d.id IN (${pageIds(issuer.id, f, search)})
       ${ORDER}`,
     search ? countSearch(ctx, issuer.id, f, search) : countFromCounters(ctx, issuer.id, f),
   ]);
-  return { data: rows.map((d) => documentView(ctx.config, issuer.rut, d)), total, page: f.page, limit: f.limit };
+  const data = rows.map((d) =>
+    documentView(
+      ctx.config,
+      issuer.rut,
+      d,
+      emailViewOf(
+        d.emailState
+          ? {
+              state: d.emailState,
+              to: d.emailTo ?? [],
+              sentAt: d.emailSentAt,
+              updatedAt: d.emailUpdatedAt ?? d.createdAt,
+            }
+          : null,
+      ),
+    ),
+  );
+  return { data, total, page: f.page, limit: f.limit };
+}
+
+interface EmailColumns {
+  emailState: EmailMessage['state'] | null;
+  emailTo: string[] | null;
+  emailSentAt: Date | null;
+  emailUpdatedAt: Date | null;
 }
 
 interface Search {

@@ -13,6 +13,7 @@
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import type { Issuer } from '../generated/prisma/client.ts';
+import { isAccepted } from './document-state.ts';
 import { findIssuedDocument } from './document-status.ts';
 import { environmentOf } from './environment.ts';
 import type { IssueResult } from './issue-document.ts';
@@ -35,7 +36,7 @@ export async function resubmitDocument(
     orderBy: { createdAt: 'desc' },
   });
 
-  if (['aceptado', 'aceptado_con_reparos', 'anulado'].includes(document.estadoSii)) {
+  if (isAccepted(document.estadoSii) || document.estadoSii === 'anulado') {
     return {
       document,
       env: 'live',

@@ -31,8 +31,8 @@ import {
   type UploadResult,
 } from '../sii/types.ts';
 import { santiagoTimestamp } from '../dte/chile-time.ts';
+import { transition } from './document-state.ts';
 import { signingCertificate } from './key-material.ts';
-import { applyVoids } from './references.ts';
 import type { EstadoSii } from './list-documents.ts';
 import {
   documentStatusQuery,
@@ -145,10 +145,9 @@ interface Outcome {
   nextInMs: number | null;
   submission?: Partial<Pick<Submission, 'trackId' | 'uploadStatus' | 'lastError' | 'polls'>>;
   document?: Partial<
-    Pick<Document, 'estadoSii' | 'siiEstado' | 'siiGlosa' | 'trackId' | 'submittedAt' | 'lastSubmitError'>
+    Pick<Document, 'estadoSii' | 'siiCode' | 'siiGlosa' | 'trackId' | 'submittedAt' | 'lastSubmitError'>
   >;
   failure?: string;
-  voidReferenced?: boolean;
 }
 
 /**
@@ -191,6 +190,8 @@ export async function submitNow(ctx: AppContext, submissionId: string): Promise<
 async function save(ctx: AppContext, submission: Submission, o: Outcome): Promise<StepResult> {
   const now = ctx.clock();
   const nextRunAt = o.nextInMs === null ? null : new Date(now.getTime() + o.nextInMs);
+  const issuerRut = await rutOfIssuer(ctx, submission.issuerId);
+  const { estadoSii, siiCode, siiGlosa, ...extra } = o.document ?? {};
   return ctx.db.prisma.$transaction(async (tx) => {
     const updated = await tx.submission.update({
       where: { id: submission.id },
@@ -201,25 +202,29 @@ async function save(ctx: AppContext, submission: Submission, o: Outcome): Promis
         ...o.submission,
       },
     });
-    const document = await tx.document.update({
-      where: { id: submission.documentId },
-      data: {
-        ...o.document,
+    // The document's state is owned by document-state.ts, which also announces the change.
+    const document = await transition(ctx, tx, submission.documentId, issuerRut, {
+      ...(estadoSii && { to: estadoSii as EstadoSii }),
+      reason: `submission ${submission.id}: ${o.state}${o.failure ? ` (${o.failure})` : ''}`,
+      ...(siiCode !== undefined && { siiCode }),
+      ...(siiGlosa !== undefined && { siiGlosa }),
+      extra: {
+        ...extra,
         siiCheckedAt: now,
         ...(o.failure !== undefined && { lastSubmitError: o.failure }),
       },
     });
-    if (o.voidReferenced) await voidReferencedDocuments(tx, document);
     return { submission: updated, document, nextRunAt, failure: o.failure ?? null };
   });
 }
 
-/**
- * A note that voids (CodRef 1) marks the referenced document `anulado` once the SII has
- * accepted the note (DESIGN §5); a 56 voiding a 61 restores the original (references.ts).
- */
-async function voidReferencedDocuments(tx: Prisma.TransactionClient, note: Document): Promise<void> {
-  await applyVoids(tx, note);
+/** The RUT of an issuer by id (cached for the process: a RUT never changes). */
+async function rutOfIssuer(ctx: AppContext, issuerId: string): Promise<string> {
+  const cached = ctx.caches.issuerRuts.get(issuerId);
+  if (cached) return cached;
+  const { rut } = await ctx.db.prisma.issuer.findUniqueOrThrow({ where: { id: issuerId }, select: { rut: true } });
+  ctx.caches.issuerRuts.set(issuerId, rut);
+  return rut;
 }
 
 async function step(ctx: AppContext, s: Submission): Promise<Outcome> {
@@ -306,7 +311,7 @@ function uploadAnswer(ctx: AppContext, result: UploadResult, attempt: number): O
       submission: { trackId: result.trackId, uploadStatus: result.status, polls: 0, lastError: null },
       document: {
         estadoSii: 'enviado',
-        siiEstado: result.status === 99 ? 'STATUS 99' : 'REC',
+        siiCode: result.status === 99 ? 'STATUS 99' : 'REC',
         siiGlosa: glosa,
         trackId: result.trackId,
         submittedAt: ctx.clock(),
@@ -322,7 +327,7 @@ function uploadAnswer(ctx: AppContext, result: UploadResult, attempt: number): O
       submission: { uploadStatus: result.status, lastError: detail || refusal },
       document: {
         estadoSii: 'rechazado',
-        siiEstado: `STATUS ${result.status}`,
+        siiCode: `STATUS ${result.status}`,
         siiGlosa: detail ? `${refusal}: ${detail}` : refusal,
       },
     };
@@ -360,8 +365,7 @@ async function resolveAmbiguous(ctx: AppContext, s: Submission, sc: StepContext)
     return {
       state: 'done',
       nextInMs: null,
-      document: { estadoSii: estado, siiEstado: status.estado, siiGlosa: status.glosa, lastSubmitError: null },
-      voidReferenced: estado === 'aceptado',
+      document: { estadoSii: estado, siiCode: status.estado, siiGlosa: status.glosa, lastSubmitError: null },
     };
   }
   if (!isNotReceived(status)) {
@@ -406,7 +410,7 @@ async function poll(ctx: AppContext, s: Submission, sc: StepContext): Promise<Ou
     return {
       state: 'uploaded',
       nextInMs: backoff(ctx.config.SII_POLL_INTERVAL_MS, polls),
-      document: { siiEstado: status.estado, siiGlosa: status.glosa },
+      document: { siiCode: status.estado, siiGlosa: status.glosa },
     };
   }
   let estado: EstadoSii;
@@ -422,7 +426,7 @@ async function poll(ctx: AppContext, s: Submission, sc: StepContext): Promise<Ou
       return {
         state: 'uploaded',
         nextInMs: backoff(ctx.config.SII_POLL_INTERVAL_MS, polls),
-        document: { siiEstado: doc.estado, siiGlosa: doc.glosa },
+        document: { siiCode: doc.estado, siiGlosa: doc.glosa },
       };
     }
     estado = known;
@@ -433,8 +437,7 @@ async function poll(ctx: AppContext, s: Submission, sc: StepContext): Promise<Ou
     state: 'done',
     nextInMs: null,
     submission: { lastError: null },
-    document: { estadoSii: estado, siiEstado: raw, siiGlosa: glosa, lastSubmitError: null },
-    voidReferenced: estado === 'aceptado' || estado === 'aceptado_con_reparos',
+    document: { estadoSii: estado, siiCode: raw, siiGlosa: glosa, lastSubmitError: null },
   };
 }
 

@@ -135,6 +135,8 @@ describe('folios', () => {
           expect.objectContaining({ from: 1, to: 2, next: 3, available: 0 }),
           expect.objectContaining({ from: 3, to: 7, next: 4, available: 4 }),
         ],
+        low_threshold: 20,
+        to_annul: [],
       },
     ]);
   });

@@ -116,7 +116,7 @@ describe('verdicts of the SII', () => {
     const doc = await t.ctx.db.prisma.document.findFirstOrThrow({
       where: { issuerId: live.issuer.id, folio: body.folio, type: 33 },
     });
-    expect(`${doc.siiEstado} ${doc.siiGlosa}`).toMatch(/RCH|rechaz/i);
+    expect(`${doc.siiCode} ${doc.siiGlosa}`).toMatch(/RCH|rechaz/i);
   });
 
   it('accepted with objections ends aceptado_con_reparos', async () => {

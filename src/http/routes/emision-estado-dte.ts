@@ -85,7 +85,7 @@ export function emisionEstadoDteRoute(ctx: AppContext): FastifyPluginAsyncZod {
           sii:
             env === 'live'
               ? {
-                  estado: d.siiEstado,
+                  estado: d.siiCode,
                   glosa: d.siiGlosa,
                   track_id: d.trackId ?? '',
                   checked_at: (checkedAt ?? d.siiCheckedAt)?.toISOString() ?? null,

@@ -16,6 +16,12 @@ const rangeSchema = z.object({
   authorised_at: dateSchema,
   expires_at: z.string().nullable().meta({ format: 'date' }),
   expired: z.boolean(),
+  used: z.number().int().describe('Folios stored in documents'),
+  reserved: z.number().int().describe('Folios taken by requests still building their document'),
+  status: z.enum(['active', 'exhausted', 'expired']),
+  to_annul: z
+    .array(z.object({ from: z.number().int(), to: z.number().int(), count: z.number().int() }))
+    .describe('Unused folios of an expired range: annul them at the SII'),
 });
 
 const requestBody = z.strictObject({
@@ -40,9 +46,9 @@ export function foliosRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         schema: {
           ...routeDoc({
             operationId: 'listFolios',
-            summary: 'Available CAF folios per document type',
+            summary: 'Folio ledger per document type',
             description:
-              "The issuer's CAF ranges of its current environment, per document type, with how many folios are left.",
+              "The issuer's CAF ranges of its current environment, per document type. Per range: used, reserved and available folios, expiry (180 days for 33/43/46/56/61; other types never), status, and the unused folios of expired ranges to annul at the SII.",
             tags: ['folios'],
             success: 'Folio ranges per type',
             errors: [],
@@ -80,6 +86,10 @@ export function foliosRoutes(ctx: AppContext): FastifyPluginAsyncZod {
                   type: z.number().int().meta(dteTypeDoc),
                   ranges: z.array(rangeSchema),
                   available: z.number().int(),
+                  low_threshold: z.number().int().describe('folios.low fires when available falls below this'),
+                  to_annul: z.array(
+                    z.object({ from: z.number().int(), to: z.number().int(), count: z.number().int() }),
+                  ),
                 }),
               ),
             }),

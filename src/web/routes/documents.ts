@@ -148,7 +148,7 @@ ${flash.ok === 'reenviado' ? notice('ok', 'Se envió de nuevo al SII.') : ''}
 ${flash.ok === 'emitido' ? notice('ok', html`Documento emitido con folio <strong>${d.folio}</strong>.${live ? ` Estado SII: ${ESTADO_LABELS[d.estadoSii]?.label ?? d.estadoSii}.` : ''} <a href="/dashboard/${issuer.rut}/emitir">Emitir otro</a>`) : ''}
 ${flash.error && flash.error in ERROR_CATALOG ? notice('error', errorMessage(new AppError(flash.error as ErrorCode))) : ''}
 <div class="doc-head">
-  <p>${typeBadge(d.type)} ${estadoBadge(d.estadoSii)} ${live && (d.siiEstado || d.siiGlosa) ? html`<span class="sii-raw">SII: <code>${d.siiEstado ?? ''}</code> ${d.siiGlosa ?? ''}</span>` : ''}</p>
+  <p>${typeBadge(d.type)} ${estadoBadge(d.estadoSii)} ${live && (d.siiCode || d.siiGlosa) ? html`<span class="sii-raw">SII: <code>${d.siiCode ?? ''}</code> ${d.siiGlosa ?? ''}</span>` : ''}</p>
   <p class="doc-actions">
     <a class="button" href="${files.replace('%s', 'pdf')}&amp;download=1">Descargar PDF</a>
     <a class="button" href="${files.replace('%s', 'xml')}">Descargar XML</a>

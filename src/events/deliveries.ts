@@ -1,0 +1,243 @@
+/**
+ * Webhook deliveries per the Standard Webhooks specification (standardwebhooks.com, DESIGN §9).
+ *
+ * Each (event, endpoint) pair is one `webhook_deliveries` row, written with the event. Workers
+ * of every instance claim due rows with a lease, so at most one attempt per delivery is in flight;
+ * a claim takes rows only while the endpoint has fewer than WEBHOOK_ENDPOINT_CONCURRENCY
+ * attempts in flight (claims are serialised by an advisory lock so the bound holds across
+ * instances), so one slow receiver never holds up the others. Each attempt is one POST, no
+ * redirects followed, WEBHOOK_TIMEOUT_MS (10 s) at most, through the SSRF guard; a 2xx is
+ * delivered, anything else is logged and retried after the next delay of
+ * WEBHOOK_RETRY_SCHEDULE_MS (the last delay repeating) until WEBHOOK_DISABLE_AFTER_MS (3 days)
+ * after the event; an endpoint that has failed without a success for that long is disabled
+ * and a `webhook.disabled` event is written. State lives in PostgreSQL, so restarts lose nothing.
+ */
+import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import type { AppContext } from '../context.ts';
+import { type Event, Prisma, type WebhookDelivery, type WebhookEndpoint } from '../generated/prisma/client.ts';
+import { eventPayload, recordEvent } from './events.ts';
+import { BlockedTargetError, guardedLookup, isBlockedAddress } from './ssrf.ts';
+
+/** Claims of all instances take turns on this advisory lock (key chosen for this use only). */
+const CLAIM_LOCK = 0x7469_6d62; // "timb"
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+/** `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>" keyed with the secret's bytes>`. */
+export function signPayload(secret: string, id: string, timestamp: number, body: string): string {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}
+
+export interface AttemptResult {
+  status: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+/** One POST of a signed payload; never follows redirects, never throws. */
+export async function postWebhook(
+  ctx: AppContext,
+  target: { url: string; secret: string },
+  event: { id: string; body: string },
+): Promise<AttemptResult> {
+  const started = performance.now();
+  const done = (status: number | null, error: string | null): AttemptResult => ({
+    status,
+    error,
+    latencyMs: Math.round(performance.now() - started),
+  });
+  const allowPrivate = ctx.config.TIMBRE_WEBHOOKS_ALLOW_PRIVATE;
+  let url: URL;
+  try {
+    url = new URL(target.url);
+  } catch {
+    return done(null, 'invalid URL');
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  // An IP literal never goes through `lookup`: check it here.
+  if (!allowPrivate && isIP(host) && isBlockedAddress(host))
+    return done(null, `blocked: ${host} is not a public address`);
+  const timestamp = Math.floor(ctx.clock().getTime() / 1000);
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'Timbre-Webhooks/1',
+    'webhook-id': event.id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signPayload(target.secret, event.id, timestamp, event.body),
+    'content-length': String(Buffer.byteLength(event.body)),
+  };
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise<AttemptResult>((resolve) => {
+    const req = client.request(
+      url,
+      { method: 'POST', headers, lookup: guardedLookup(allowPrivate), timeout: ctx.config.WEBHOOK_TIMEOUT_MS },
+      (res) => {
+        let read = 0;
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > MAX_RESPONSE_BYTES) res.destroy();
+        });
+        const finish = () => {
+          const status = res.statusCode ?? null;
+          const ok = status !== null && status >= 200 && status < 300;
+          const redirect = status !== null && status >= 300 && status < 400;
+          resolve(
+            done(
+              status,
+              ok ? null : redirect ? `redirect to ${res.headers.location ?? '?'} not followed` : `HTTP ${status}`,
+            ),
+          );
+        };
+        res.on('end', finish);
+        res.on('close', finish);
+        res.on('error', finish);
+      },
+    );
+    const deadline = setTimeout(
+      () => req.destroy(new Error(`no answer within ${ctx.config.WEBHOOK_TIMEOUT_MS} ms`)),
+      ctx.config.WEBHOOK_TIMEOUT_MS,
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${ctx.config.WEBHOOK_TIMEOUT_MS} ms`)));
+    req.on('error', (err) => {
+      clearTimeout(deadline);
+      resolve(done(null, err instanceof BlockedTargetError ? `blocked: ${err.message}` : err.message));
+    });
+    req.on('close', () => clearTimeout(deadline));
+    req.end(event.body);
+  });
+}
+
+/** Delay before attempt `attempt + 1` (attempt 1 just failed). */
+export function retryDelay(schedule: readonly number[], attempt: number): number {
+  return schedule[Math.min(attempt - 1, schedule.length - 1)] ?? 60_000;
+}
+
+type Claimed = WebhookDelivery & { event: Event; endpoint: WebhookEndpoint };
+
+/**
+ * Takes due deliveries (lease) while respecting the per-endpoint bound. `deliveryId` (manual
+ * actions) claims that one only, even before it is due.
+ */
+export async function claimDeliveries(ctx: AppContext, limit: number, deliveryId?: string): Promise<Claimed[]> {
+  const now = ctx.clock();
+  const lease = new Date(now.getTime() + ctx.config.WEBHOOK_TIMEOUT_MS + 60_000);
+  const bound = ctx.config.WEBHOOK_ENDPOINT_CONCURRENCY;
+  // Two index-friendly branches (state, next_run_at): due pending rows, and rows whose
+  // worker died mid-attempt (lease expired). A manual claim names its row.
+  const due = deliveryId
+    ? Prisma.sql`SELECT id, endpoint_id, next_run_at FROM webhook_deliveries
+        WHERE id = ${deliveryId}::uuid AND (state = 'pending' OR (state = 'sending' AND lease_until < ${now}))`
+    : Prisma.sql`(SELECT id, endpoint_id, next_run_at FROM webhook_deliveries
+          WHERE state = 'pending' AND next_run_at <= ${now} ORDER BY next_run_at LIMIT ${limit * 4}::int)
+        UNION ALL
+        (SELECT id, endpoint_id, next_run_at FROM webhook_deliveries
+          WHERE state = 'sending' AND lease_until < ${now} LIMIT ${limit * 4}::int)`;
+  const ids = await ctx.db.prisma.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${CLAIM_LOCK}::int)`;
+    return tx.$queryRaw<{ id: string }[]>`
+      WITH inflight AS (
+        SELECT endpoint_id, count(*)::int AS n FROM webhook_deliveries
+         WHERE state = 'sending' AND lease_until > ${now} GROUP BY endpoint_id
+      ), candidates AS (
+        SELECT c.id, c.next_run_at, coalesce(i.n, 0) +
+               row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_run_at, c.id) AS slot
+          FROM (${due}) c LEFT JOIN inflight i ON i.endpoint_id = c.endpoint_id
+      ), chosen AS (
+        SELECT id FROM candidates WHERE slot <= ${bound}::int ORDER BY next_run_at LIMIT ${limit}::int
+      )
+      UPDATE webhook_deliveries w SET state = 'sending', lease_until = ${lease}, attempts = attempts + 1
+        FROM chosen WHERE w.id = chosen.id
+       RETURNING w.id::text`;
+  });
+  if (ids.length === 0) return [];
+  return ctx.db.prisma.webhookDelivery.findMany({
+    where: { id: { in: ids.map((r) => r.id) } },
+    include: { event: true, endpoint: true },
+  });
+}
+
+/** Attempts one claimed delivery and records the outcome (log row, state, endpoint health). */
+export async function attemptDelivery(ctx: AppContext, d: Claimed): Promise<AttemptResult> {
+  let secret: string;
+  try {
+    secret = ctx.db.secrets.open(Buffer.from(d.endpoint.secretEncrypted)).toString('utf8');
+  } catch {
+    secret = '';
+  }
+  const body = JSON.stringify(eventPayload(d.event));
+  const result = d.endpoint.enabled
+    ? await postWebhook(ctx, { url: d.endpoint.url, secret }, { id: d.event.id, body })
+    : { status: null, latencyMs: 0, error: 'endpoint disabled' };
+  const now = ctx.clock();
+  const delivered = result.error === null;
+  const giveUpAt = d.event.createdAt.getTime() + ctx.config.WEBHOOK_DISABLE_AFTER_MS;
+  // The last attempt is made at the end of the window, so retries span all of it (≥ 3 days).
+  const next = new Date(
+    Math.min(now.getTime() + retryDelay(ctx.config.WEBHOOK_RETRY_SCHEDULE_MS, d.attempts), giveUpAt),
+  );
+  const giveUp = !delivered && (!d.endpoint.enabled || now.getTime() >= giveUpAt);
+  await ctx.db.prisma.$transaction(async (tx) => {
+    await tx.webhookAttempt.create({
+      data: {
+        issuerId: d.issuerId,
+        deliveryId: d.id,
+        attempt: d.attempts,
+        status: result.status,
+        latencyMs: result.latencyMs,
+        error: result.error,
+        createdAt: now,
+      },
+    });
+    await tx.webhookDelivery.update({
+      where: { id: d.id },
+      data: delivered
+        ? { state: 'delivered', deliveredAt: now, leaseUntil: null }
+        : { state: giveUp ? 'failed' : 'pending', nextRunAt: next, leaseUntil: null },
+    });
+    if (!d.endpoint.enabled) return;
+    if (delivered) {
+      if (d.endpoint.failingSince) {
+        await tx.webhookEndpoint.update({ where: { id: d.endpoint.id }, data: { failingSince: null } });
+      }
+      return;
+    }
+    await tx.webhookEndpoint.updateMany({
+      where: { id: d.endpoint.id, failingSince: null },
+      data: { failingSince: now },
+    });
+    const since = d.endpoint.failingSince ?? now;
+    // Failing for the whole window: measured from the first failure, or — when this delivery
+    // just used up its window — the endpoint has not answered 2xx since its first attempt.
+    const firstAttempt = giveUp
+      ? await tx.webhookAttempt.findFirst({ where: { deliveryId: d.id }, orderBy: { attempt: 'asc' } })
+      : null;
+    const failedThroughout = firstAttempt !== null && since.getTime() <= firstAttempt.createdAt.getTime();
+    if (failedThroughout || now.getTime() - since.getTime() >= ctx.config.WEBHOOK_DISABLE_AFTER_MS) {
+      const disabled = await tx.webhookEndpoint.updateMany({
+        where: { id: d.endpoint.id, enabled: true },
+        data: { enabled: false, disabledAt: now },
+      });
+      if (disabled.count === 1) {
+        ctx.log.warn({ endpoint: d.endpoint.id }, 'webhook endpoint disabled after failing for the whole retry window');
+        await recordEvent(
+          tx,
+          {
+            issuerId: d.issuerId,
+            type: 'webhook.disabled',
+            data: {
+              endpoint_id: d.endpoint.id,
+              url: d.endpoint.url,
+              failing_since: since.toISOString(),
+              last_error: result.error,
+            },
+          },
+          now,
+        );
+      }
+    }
+  });
+  return result;
+}

@@ -1,0 +1,210 @@
+/**
+ * E-mail of a document to its receiver (DESIGN §9): the PDF plus the signed DTE in an
+ * intercambio envelope (EnvioDTE / EnvioBOLETA whose Carátula names the receiver as
+ * RutReceptor, signed by the issuer's certificate), sent over SMTP_URL with nodemailer.
+ *
+ * An `email_messages` row is written with the document (sandbox: due at once; live: waiting
+ * until the SII accepts, which document-state.ts makes due; without SMTP_URL: `disabled`). The
+ * jobs send due rows (src/events/jobs.ts); an SMTP failure is retried with doubling delays
+ * (EMAIL_RETRY_BASE_MS) up to EMAIL_MAX_ATTEMPTS, a permanent refusal (5xx) is not. `email.sent`
+ * and `email.failed` are written in the transaction that records the outcome.
+ */
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { AppContext } from '../context.ts';
+import { santiagoTimestamp } from '../dte/chile-time.ts';
+import { buildEnvelope, envelopeKindOf } from '../dte/envelope.ts';
+import { DTE_NAMES, type DteType } from '../dte/model.ts';
+import { AppError } from '../errors.ts';
+import type { Document, EmailMessage, Environment, Issuer, Prisma } from '../generated/prisma/client.ts';
+import { isAccepted } from '../issuing/document-state.ts';
+import { findIssuedDocument } from '../issuing/document-status.ts';
+import { documentFile } from '../issuing/document-files.ts';
+import { type EmailView, emailViewOf } from '../issuing/email-view.ts';
+import { signingCertificate } from '../issuing/key-material.ts';
+import { caratulaOf } from '../issuing/submissions.ts';
+import { recordEvent } from './events.ts';
+
+const LEASE_MS = 2 * 60_000;
+
+export function emailEnabled(ctx: AppContext): boolean {
+  return Boolean(ctx.config.SMTP_URL);
+}
+
+/**
+ * Queues the e-mail of a just-issued document, inside the issue transaction (only when the
+ * request named a receiver e-mail).
+ */
+export async function queueIssueEmail(
+  ctx: AppContext,
+  tx: Prisma.TransactionClient,
+  input: { issuerId: string; documentId: string; env: Environment; to: string[] },
+): Promise<EmailMessage | null> {
+  if (input.to.length === 0) return null;
+  const state = !emailEnabled(ctx) ? 'disabled' : input.env === 'sandbox' ? 'pending' : 'waiting';
+  return tx.emailMessage.create({
+    data: { issuerId: input.issuerId, documentId: input.documentId, to: input.to, state, nextRunAt: ctx.clock() },
+  });
+}
+
+/**
+ * `POST /api/{rut}/emision_email`: e-mail the document again, to `to` or to the receiver's
+ * address of the request. A live document not yet accepted by the SII is sent on acceptance.
+ */
+export async function sendDocumentEmail(
+  ctx: AppContext,
+  issuer: Issuer,
+  input: { type: number; folio: number; to?: string[] },
+): Promise<{ document: Document; email: EmailView }> {
+  if (!emailEnabled(ctx)) throw new AppError('EMAIL_DISABLED');
+  const document = await findIssuedDocument(ctx, issuer, input.type, input.folio);
+  const receiverEmail = (document.request as { receiver?: { email?: string } }).receiver?.email;
+  const to = input.to?.length ? [...new Set(input.to)] : receiverEmail ? [receiverEmail] : [];
+  if (to.length === 0) throw new AppError('EMAIL_NO_RECIPIENT');
+  if (document.estadoSii === 'rechazado') {
+    throw new AppError('EMAIL_DOCUMENT_REJECTED');
+  }
+  const waiting =
+    document.environment === 'live' && !isAccepted(document.estadoSii) && document.estadoSii !== 'anulado';
+  const row = await ctx.db.prisma.emailMessage.create({
+    data: {
+      issuerId: issuer.id,
+      documentId: document.id,
+      to,
+      state: waiting ? 'waiting' : 'pending',
+      nextRunAt: ctx.clock(),
+    },
+  });
+  ctx.jobs?.nudge();
+  return { document, email: emailViewOf(row) };
+}
+
+function transport(ctx: AppContext): Transporter {
+  ctx.caches.mailTransport ??= nodemailer.createTransport(ctx.config.SMTP_URL as string);
+  return ctx.caches.mailTransport;
+}
+
+/** Takes up to `limit` due e-mails (lease), so no two workers send the same one. */
+async function claimDue(ctx: AppContext, limit: number): Promise<EmailMessage[]> {
+  const now = ctx.clock();
+  const ids = await ctx.db.prisma.$queryRaw<{ id: string }[]>`
+    UPDATE email_messages SET state = 'sending', lease_until = ${new Date(now.getTime() + LEASE_MS)},
+           attempts = attempts + 1, updated_at = ${now}
+     WHERE id IN (
+       SELECT id FROM email_messages
+        WHERE (state = 'pending' AND next_run_at <= ${now}) OR (state = 'sending' AND lease_until < ${now})
+        ORDER BY next_run_at LIMIT ${limit}::int FOR UPDATE SKIP LOCKED)
+     RETURNING id::text`;
+  if (ids.length === 0) return [];
+  return ctx.db.prisma.emailMessage.findMany({ where: { id: { in: ids.map((r) => r.id) } } });
+}
+
+/** Sends every due e-mail (one batch); returns how many were attempted. */
+export async function sendDueEmails(ctx: AppContext, limit = 10): Promise<number> {
+  if (!emailEnabled(ctx)) return 0;
+  const due = await claimDue(ctx, limit);
+  await Promise.all(due.map((m) => sendOne(ctx, m)));
+  return due.length;
+}
+
+/** The message of one document: subject, text, the PDF and the intercambio envelope. */
+export async function composeEmail(ctx: AppContext, issuer: Issuer, document: Document, to: string[]) {
+  const sandbox = document.environment === 'sandbox';
+  const pdf = await documentFile(ctx, document, issuer, 'pdf', 'letter');
+  const { cert } = await signingCertificate(ctx, issuer, !sandbox);
+  // Intercambio: the same signed DTE, in an envelope addressed to the receiver (RutReceptor).
+  const envelope = buildEnvelope(
+    envelopeKindOf(document.type),
+    [{ type: document.type, signedXml: document.signedXml }],
+    {
+      ...caratulaOf(issuer, cert.holderRut ?? issuer.rut, santiagoTimestamp(ctx.clock())),
+      receiverRut: document.receiverRut,
+    },
+    cert,
+  );
+  const name = DTE_NAMES[document.type as DteType] ?? `DTE ${document.type}`;
+  const total = new Intl.NumberFormat('es-CL').format(Number(document.total));
+  const subject = `${sandbox ? '[SANDBOX] ' : ''}${name} N° ${document.folio} de ${issuer.name}`;
+  const text =
+    `${issuer.name} (RUT ${issuer.rut}) le ha emitido ${name.toLowerCase()} N° ${document.folio}, ` +
+    `de fecha ${document.date.toISOString().slice(0, 10)}, por un total de $ ${total}.\n\n` +
+    'Se adjuntan el documento en PDF y su XML firmado (sobre de intercambio EnvioDTE).\n' +
+    (sandbox ? '\nDocumento de prueba (SANDBOX): sin validez tributaria.\n' : '');
+  const base = `${issuer.rut}_T${document.type}_F${document.folio}`;
+  return {
+    from: ctx.config.MAIL_FROM,
+    to,
+    subject,
+    text,
+    attachments: [
+      { filename: pdf.filename, content: pdf.body, contentType: 'application/pdf' },
+      {
+        filename: `${envelopeKindOf(document.type) === 'boleta' ? 'EnvioBOLETA' : 'EnvioDTE'}_${base}.xml`,
+        content: envelope,
+        contentType: 'application/xml; charset=ISO-8859-1',
+      },
+    ],
+  };
+}
+
+async function sendOne(ctx: AppContext, m: EmailMessage): Promise<void> {
+  let messageId: string | null = null;
+  let error: string | null = null;
+  let permanent = false;
+  let issuer: Issuer | null = null;
+  try {
+    const document = await ctx.db.prisma.document.findUniqueOrThrow({ where: { id: m.documentId } });
+    issuer = await ctx.db.prisma.issuer.findUniqueOrThrow({ where: { id: m.issuerId } });
+    const info = await transport(ctx).sendMail(await composeEmail(ctx, issuer, document, m.to));
+    messageId = info.messageId ?? null;
+  } catch (err) {
+    const e = err as Error & { responseCode?: number };
+    permanent = typeof e.responseCode === 'number' && e.responseCode >= 500;
+    error = e.responseCode ? `SMTP ${e.responseCode}: ${e.message}` : e.message;
+    ctx.log.warn({ email: m.id, attempt: m.attempts, reason: error }, 'e-mail to the receiver failed');
+  }
+  const now = ctx.clock();
+  const rut = issuer?.rut ?? (await ctx.db.prisma.issuer.findUniqueOrThrow({ where: { id: m.issuerId } })).rut;
+  const document = await ctx.db.prisma.document.findUniqueOrThrow({
+    where: { id: m.documentId },
+    select: { type: true, folio: true },
+  });
+  const about = { type: document.type, folio: document.folio, to: m.to, issuer: rut };
+  await ctx.db.prisma.$transaction(async (tx) => {
+    if (!error) {
+      await tx.emailMessage.update({
+        where: { id: m.id },
+        data: { state: 'sent', sentAt: now, leaseUntil: null, lastError: null, messageId },
+      });
+      await recordEvent(
+        tx,
+        {
+          issuerId: m.issuerId,
+          type: 'email.sent',
+          documentId: m.documentId,
+          data: { ...about, message_id: messageId, at: now.toISOString() },
+        },
+        now,
+      );
+      return;
+    }
+    const giveUp = permanent || m.attempts >= ctx.config.EMAIL_MAX_ATTEMPTS;
+    const next = new Date(now.getTime() + ctx.config.EMAIL_RETRY_BASE_MS * 2 ** Math.max(0, m.attempts - 1));
+    await tx.emailMessage.update({
+      where: { id: m.id },
+      data: { state: giveUp ? 'failed' : 'pending', nextRunAt: next, leaseUntil: null, lastError: error },
+    });
+    if (giveUp) {
+      await recordEvent(
+        tx,
+        {
+          issuerId: m.issuerId,
+          type: 'email.failed',
+          documentId: m.documentId,
+          data: { ...about, error, attempts: m.attempts },
+        },
+        now,
+      );
+    }
+  });
+  ctx.jobs?.nudge();
+}

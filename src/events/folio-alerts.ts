@@ -1,0 +1,51 @@
+/**
+ * `folios.low` and `folios.exhausted` (DESIGN §9), checked in the transaction that consumes a
+ * folio. "Once per crossing": the event's dedupe key names the newest CAF range of the type, so
+ * it fires once while that range is the newest, and again only after a new range was added and
+ * the stock fell again.
+ */
+import type { Environment, Issuer, Prisma } from '../generated/prisma/client.ts';
+import { recordEvent } from './events.ts';
+
+/** The issuer's threshold for a type: configured (CLI `issuer update --folio-alert TYPE=N`) or the default. */
+export function folioThreshold(issuer: Pick<Issuer, 'folioAlerts'>, type: number, lastRangeSize: number): number {
+  const configured = (issuer.folioAlerts as Record<string, unknown> | null)?.[String(type)];
+  if (typeof configured === 'number' && Number.isInteger(configured) && configured >= 0) return configured;
+  // Default: 10 % of the last range or 20, whichever is larger.
+  return Math.max(Math.ceil(lastRangeSize * 0.1), 20);
+}
+
+export async function checkFolioStock(
+  tx: Prisma.TransactionClient,
+  input: { issuer: Pick<Issuer, 'id' | 'folioAlerts'>; env: Environment; type: number; today: string; now: Date },
+): Promise<void> {
+  const { issuer, env, type, today, now } = input;
+  const [stock] = await tx.$queryRaw<{ available: number; last_id: string | null; last_size: number | null }[]>`
+    SELECT coalesce(sum(CASE WHEN expires_at IS NULL OR expires_at >= ${today}::date
+                             THEN greatest(range_to - next_folio + 1, 0) ELSE 0 END), 0)::int AS available,
+           (array_agg(id::text ORDER BY authorised_at DESC, range_from DESC))[1] AS last_id,
+           (array_agg(range_to - range_from + 1 ORDER BY authorised_at DESC, range_from DESC))[1]::int AS last_size
+      FROM cafs WHERE issuer_id = ${issuer.id}::uuid AND environment = ${env}::"Environment" AND type = ${type}::int`;
+  if (!stock?.last_id) return;
+  const threshold = folioThreshold(issuer, type, stock.last_size ?? 0);
+  const data = { type, env, available: stock.available, threshold };
+  if (stock.available < threshold) {
+    await recordEvent(
+      tx,
+      { issuerId: issuer.id, type: 'folios.low', data, dedupeKey: `folios.low:${env}:${type}:${stock.last_id}` },
+      now,
+    );
+  }
+  if (stock.available === 0) {
+    await recordEvent(
+      tx,
+      {
+        issuerId: issuer.id,
+        type: 'folios.exhausted',
+        data,
+        dedupeKey: `folios.exhausted:${env}:${type}:${stock.last_id}`,
+      },
+      now,
+    );
+  }
+}

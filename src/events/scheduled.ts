@@ -1,0 +1,133 @@
+/**
+ * Time-based events (DESIGN §9), found by a periodic scan in every instance that runs jobs:
+ * `document.submission_delayed` (live, not received by the SII SUBMISSION_DELAY_ALERT_MS after
+ * issue), `caf.expiring` (30 and 7 days before), `certificate.expiring` (30, 7 and 1 days
+ * before), `certificate.expired`. Each is written with a dedupe key naming its subject and
+ * threshold, so however many instances scan, however often, each fires exactly once. When a
+ * subject is first seen already past several thresholds, only the nearest one fires.
+ */
+import type { AppContext } from '../context.ts';
+import { santiagoDate } from '../dte/chile-time.ts';
+import { documentEventData } from '../issuing/document-state.ts';
+import { recordEvent } from './events.ts';
+
+const DAY_MS = 24 * 3600 * 1000;
+const CAF_THRESHOLDS = [7, 30];
+const CERT_THRESHOLDS = [1, 7, 30];
+
+/** The nearest threshold a subject `daysLeft` away has reached, or null. */
+function reached(thresholds: number[], daysLeft: number): number | null {
+  return thresholds.find((t) => daysLeft <= t) ?? null;
+}
+
+export async function scanTimeEvents(ctx: AppContext): Promise<number> {
+  const now = ctx.clock();
+  let written = 0;
+  const write = async (e: Parameters<typeof recordEvent>[1]) => {
+    const id = await ctx.db.prisma.$transaction((tx) => recordEvent(tx, e, now));
+    if (id) written++;
+  };
+
+  // Live documents whose submission has not reached the SII in time: found through the
+  // submissions not yet uploaded (index on state), never by scanning documents; those already
+  // announced are skipped.
+  const cutoff = new Date(now.getTime() - ctx.config.SUBMISSION_DELAY_ALERT_MS);
+  const delayedIds = await ctx.db.prisma.$queryRaw<{ id: string }[]>`
+    SELECT DISTINCT d.id::text
+      FROM submissions s JOIN documents d ON d.id = s.document_id
+     WHERE s.state IN ('queued', 'sending', 'ambiguous') AND s.created_at < ${cutoff}
+       AND d.estado_sii = 'pendiente'
+       AND NOT EXISTS (SELECT 1 FROM events e WHERE e.dedupe_key = 'document.submission_delayed:' || d.id::text)
+     LIMIT 500`;
+  const delayed = await ctx.db.prisma.document.findMany({
+    where: { id: { in: delayedIds.map((r) => r.id) } },
+    include: { issuer: { select: { rut: true } } },
+  });
+  for (const d of delayed) {
+    const id = await ctx.db.prisma.$transaction(async (tx) =>
+      recordEvent(
+        tx,
+        {
+          issuerId: d.issuerId,
+          type: 'document.submission_delayed',
+          documentId: d.id,
+          dedupeKey: `document.submission_delayed:${d.id}`,
+          data: {
+            ...(await documentEventData(ctx, tx, d.issuer.rut, d)),
+            last_error: d.lastSubmitError,
+            attempts: d.submitAttempts,
+          },
+        },
+        now,
+      ),
+    );
+    if (id) written++;
+  }
+
+  // CAF ranges with folios left that expire within 30 days.
+  const today = santiagoDate(now);
+  const horizon = new Date(now.getTime() + 31 * DAY_MS);
+  const cafs = await ctx.db.prisma.caf.findMany({
+    where: { expiresAt: { not: null, lte: horizon, gte: new Date(`${today}T00:00:00Z`) } },
+  });
+  for (const c of cafs) {
+    if (c.nextFolio > c.rangeTo || !c.expiresAt) continue;
+    const daysLeft = Math.round((c.expiresAt.getTime() - new Date(`${today}T00:00:00Z`).getTime()) / DAY_MS);
+    const t = reached(CAF_THRESHOLDS, daysLeft);
+    if (t === null) continue;
+    await write({
+      issuerId: c.issuerId,
+      type: 'caf.expiring',
+      dedupeKey: `caf.expiring:${c.id}:${t}`,
+      data: {
+        type: c.type,
+        env: c.environment,
+        from: c.rangeFrom,
+        to: c.rangeTo,
+        available: c.rangeTo - c.nextFolio + 1,
+        expires_at: c.expiresAt.toISOString().slice(0, 10),
+        days_left: daysLeft,
+        threshold_days: t,
+      },
+    });
+  }
+
+  // Each issuer's newest imported certificate (the one that signs), expiring or expired.
+  const certs = await ctx.db.prisma.$queryRaw<
+    { id: string; issuer_id: string; holder_rut: string; subject_name: string; not_after: Date; fingerprint: string }[]
+  >`
+    SELECT DISTINCT ON (c.issuer_id) c.id::text, c.issuer_id::text, c.holder_rut, c.subject_name, c.not_after, c.fingerprint
+      FROM certificates c JOIN issuers i ON i.id = c.issuer_id AND i.active
+     WHERE c.kind = 'imported'
+     ORDER BY c.issuer_id, c.not_after DESC`;
+  for (const c of certs) {
+    const msLeft = c.not_after.getTime() - now.getTime();
+    if (msLeft > 31 * DAY_MS) continue;
+    const data = {
+      holder_rut: c.holder_rut,
+      subject: c.subject_name,
+      fingerprint: c.fingerprint,
+      not_after: c.not_after.toISOString(),
+      days_left: Math.max(0, Math.ceil(msLeft / DAY_MS)),
+    };
+    if (msLeft <= 0) {
+      await write({
+        issuerId: c.issuer_id,
+        type: 'certificate.expired',
+        dedupeKey: `certificate.expired:${c.id}`,
+        data,
+      });
+      continue;
+    }
+    const t = reached(CERT_THRESHOLDS, msLeft / DAY_MS);
+    if (t === null) continue;
+    await write({
+      issuerId: c.issuer_id,
+      type: 'certificate.expiring',
+      dedupeKey: `certificate.expiring:${c.id}:${t}`,
+      data: { ...data, threshold_days: t },
+    });
+  }
+  if (written > 0) ctx.jobs?.nudge();
+  return written;
+}

@@ -1,0 +1,101 @@
+/**
+ * SSRF guard for webhook targets (DESIGN §7): no private, loopback, link-local, multicast or
+ * otherwise non-public address, checked when an endpoint is saved (after DNS resolution) and
+ * again at connect time (a custom `lookup` on the socket, so a name that resolves to a public
+ * address when saved and to 127.0.0.1 when delivered is still refused). In live, `https` only.
+ * `TIMBRE_WEBHOOKS_ALLOW_PRIVATE=true` lifts both (tests, local setups).
+ */
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { BlockList, isIP } from 'node:net';
+
+const BLOCKED = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  BLOCKED.addSubnet(net, prefix, 'ipv4');
+}
+for (const [net, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['64:ff9b::', 96],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+] as const) {
+  BLOCKED.addSubnet(net, prefix, 'ipv6');
+}
+
+/** Whether an IP address is not a public unicast address. */
+export function isBlockedAddress(ip: string): boolean {
+  const family = isIP(ip);
+  if (family === 0) return true;
+  if (family === 6) {
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+    if (mapped?.[1]) return BLOCKED.check(mapped[1], 'ipv4');
+    return BLOCKED.check(ip, 'ipv6');
+  }
+  return BLOCKED.check(ip, 'ipv4');
+}
+
+export class BlockedTargetError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BlockedTargetError';
+  }
+}
+
+/**
+ * A `lookup` for http(s).request that refuses blocked addresses (runs at connect time, on the
+ * addresses the socket will actually use).
+ */
+export function guardedLookup(allowPrivate: boolean) {
+  return (
+    hostname: string,
+    options: LookupOptions,
+    callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, []);
+      const list = addresses as LookupAddress[];
+      const bad = allowPrivate ? undefined : list.find((a) => isBlockedAddress(a.address));
+      if (bad)
+        return callback(new BlockedTargetError(`${hostname} resolves to a non-public address (${bad.address})`), []);
+      if (options.all) return callback(null, list);
+      const first = list[0];
+      if (!first) return callback(new Error(`${hostname} has no address`), []);
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** Resolves a URL's host and refuses it when any address is blocked (at save time). */
+export async function checkTarget(url: URL, opts: { allowPrivate: boolean; live: boolean }): Promise<string | null> {
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'the URL must be http or https';
+  if (opts.live && url.protocol !== 'https:' && !opts.allowPrivate) return 'live issuers must use an https URL';
+  if (url.username || url.password) return 'the URL must not carry credentials';
+  if (opts.allowPrivate) return null;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host)) return isBlockedAddress(host) ? `${host} is not a public address` : null;
+  const addresses = await new Promise<LookupAddress[]>((resolve) =>
+    dnsLookup(host, { all: true }, (err, list) => resolve(err ? [] : (list as LookupAddress[]))),
+  );
+  if (addresses.length === 0) return `${host} does not resolve`;
+  const bad = addresses.find((a) => isBlockedAddress(a.address));
+  return bad ? `${host} resolves to a non-public address (${bad.address})` : null;
+}

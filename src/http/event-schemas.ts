@@ -1,0 +1,107 @@
+/**
+ * zod schemas of events (DESIGN §9) for the routes' OpenAPI: the envelope `{ id, type,
+ * created_at, data }` and each type's `data`. A webhook delivery's body is exactly one of these.
+ */
+import { z } from 'zod';
+import { EVENT_TYPES } from '../events/types.ts';
+import { documentSchema } from './schemas.ts';
+
+const siiRaw = z
+  .object({ estado: z.string().nullable(), glosa: z.string().nullable(), track_id: z.string().nullable() })
+  .nullable()
+  .describe("The SII's raw answer (live documents)");
+
+/** document.*: the list entry of GET /api/{rut}/emisiones plus the SII's raw answer. */
+export const documentEventData = documentSchema.extend({
+  sii: siiRaw,
+  previous_estado_sii: z.string().optional().describe('The state before this change'),
+  reason: z.string().optional().describe('Why the state changed'),
+  last_error: z.string().nullable().optional().describe('document.submission_delayed: the last submission error'),
+  attempts: z.number().int().optional().describe('document.submission_delayed: upload attempts so far'),
+});
+
+export const folioEventData = z.object({
+  type: z.number().int(),
+  env: z.enum(['sandbox', 'live']),
+  available: z.number().int(),
+  threshold: z.number().int(),
+});
+
+export const cafExpiringData = z.object({
+  type: z.number().int(),
+  env: z.enum(['sandbox', 'live']),
+  from: z.number().int(),
+  to: z.number().int(),
+  available: z.number().int(),
+  expires_at: z.string(),
+  days_left: z.number().int(),
+  threshold_days: z.number().int(),
+});
+
+export const certificateEventData = z.object({
+  holder_rut: z.string(),
+  subject: z.string(),
+  fingerprint: z.string(),
+  not_after: z.string(),
+  days_left: z.number().int(),
+  threshold_days: z.number().int().optional(),
+});
+
+export const emailEventData = z.object({
+  type: z.number().int(),
+  folio: z.number().int(),
+  issuer: z.string(),
+  to: z.array(z.string()),
+  message_id: z.string().nullable().optional(),
+  at: z.string().optional(),
+  error: z.string().nullable().optional(),
+  attempts: z.number().int().optional(),
+});
+
+export const pingData = z.object({ endpoint_id: z.string(), url: z.string() });
+
+export const webhookDisabledData = z.object({
+  endpoint_id: z.string(),
+  url: z.string(),
+  failing_since: z.string(),
+  last_error: z.string().nullable(),
+});
+
+const envelope = <T extends readonly [string, ...string[]], D extends z.ZodTypeAny>(types: T, data: D) =>
+  z.object({ id: z.string(), type: z.enum(types), created_at: z.string(), data });
+
+/** One event, whatever its type (the body of every webhook delivery). */
+export const eventSchema = z.union([
+  envelope(
+    [
+      'document.issued',
+      'document.accepted',
+      'document.accepted_with_objections',
+      'document.rejected',
+      'document.voided',
+      'document.submission_delayed',
+    ],
+    documentEventData,
+  ),
+  envelope(['folios.low', 'folios.exhausted'], folioEventData),
+  envelope(['caf.expiring'], cafExpiringData),
+  envelope(['certificate.expiring', 'certificate.expired'], certificateEventData),
+  envelope(['email.sent', 'email.failed'], emailEventData),
+  envelope(['ping'], pingData),
+  envelope(['webhook.disabled'], webhookDisabledData),
+]);
+
+export const eventTypeSchema = z.enum(EVENT_TYPES, { message: `must be one of ${EVENT_TYPES.join(', ')}` });
+
+export const endpointSchema = z.object({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.string()),
+  description: z.string(),
+  enabled: z.boolean(),
+  created_at: z.string(),
+  disabled_at: z.string().nullable(),
+  failing_since: z.string().nullable(),
+});
+
+export const idParams = z.object({ rut: z.string().max(20), id: z.string().max(64) });

@@ -1,0 +1,57 @@
+/** POST /api/{rut}/emision_email — e-mail a document to its receiver again (DESIGN §9, owner/editor). */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { sendDocumentEmail } from '../../events/email.ts';
+import { requireAuth } from '../auth.ts';
+import { commonErrors, errorResponse, rutParams } from '../schemas.ts';
+
+const address = z
+  .string()
+  .max(254)
+  .regex(/^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/, 'must be an e-mail address');
+
+const body = z.strictObject({
+  type: z.number().int().min(1).max(999),
+  folio: z.number().int().min(1).max(9_999_999_999),
+  to: z.array(address).min(1).max(10).optional(),
+});
+
+export function emisionEmailRoute(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      '/api/:rut/emision_email',
+      {
+        config: { auth: 'write' },
+        schema: {
+          operationId: 'emailDocument',
+          summary: 'E-mail a document to its receiver',
+          description:
+            'Queues the PDF and the signed XML (intercambio envelope) for `to`, or for the receiver e-mail of the issue request. A live document is sent once the SII has accepted it. 422 when SMTP is not configured.',
+          tags: ['documents'],
+          params: rutParams,
+          body,
+          response: {
+            200: z.object({
+              ok: z.literal(true),
+              type: z.number().int(),
+              folio: z.number().int(),
+              email: z.object({
+                status: z.enum(['none', 'pending', 'sent', 'failed', 'disabled']),
+                to: z.array(z.string()),
+                at: z.string().nullable(),
+              }),
+            }),
+            ...commonErrors,
+            422: errorResponse,
+          },
+        },
+      },
+      async (request) => {
+        const { issuer } = requireAuth(request);
+        const { document, email } = await sendDocumentEmail(ctx, issuer, request.body);
+        return { ok: true as const, type: document.type, folio: document.folio, email };
+      },
+    );
+  };
+}

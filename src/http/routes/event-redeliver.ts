@@ -1,0 +1,35 @@
+/** POST /api/{rut}/events/{id}/redeliver — send an event again (DESIGN §9, owner). */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { redeliverEvent } from '../../events/webhooks.ts';
+import { requireOwner } from '../auth.ts';
+import { idParams } from '../event-schemas.ts';
+import { commonErrors } from '../schemas.ts';
+
+export function eventRedeliverRoute(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      '/api/:rut/events/:id/redeliver',
+      {
+        config: { auth: 'write' },
+        schema: {
+          operationId: 'redeliverEvent',
+          summary: 'Redeliver an event',
+          description:
+            'Queues the event again for every enabled endpoint that subscribes to it (a delivery in flight is left alone). Owner keys only.',
+          tags: ['webhooks'],
+          params: idParams,
+          response: {
+            200: z.object({ ok: z.literal(true), event_id: z.string(), queued: z.number().int() }),
+            ...commonErrors,
+          },
+        },
+      },
+      async (request) => {
+        const { issuer } = requireOwner(request);
+        return { ok: true as const, ...(await redeliverEvent(ctx, issuer, request.params.id)) };
+      },
+    );
+  };
+}

@@ -1,0 +1,42 @@
+/** POST /api/{rut}/webhooks/{id}/test — send a `ping` now and answer how it went (DESIGN §9, owner). */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import { testEndpoint } from '../../events/webhooks.ts';
+import { requireOwner } from '../auth.ts';
+import { idParams } from '../event-schemas.ts';
+import { commonErrors } from '../schemas.ts';
+
+export function webhooksTestRoute(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      '/api/:rut/webhooks/:id/test',
+      {
+        config: { auth: 'write' },
+        schema: {
+          operationId: 'testWebhook',
+          summary: 'Send a ping to a webhook endpoint',
+          description:
+            'Writes a `ping` event for this endpoint and attempts its delivery at once (10 s at most); a failed ping is retried like any event.',
+          tags: ['webhooks'],
+          params: idParams,
+          response: {
+            200: z.object({
+              ok: z.literal(true),
+              event_id: z.string(),
+              delivered: z.boolean(),
+              status: z.number().int().nullable(),
+              latency_ms: z.number().int().nullable(),
+              error: z.string().nullable(),
+            }),
+            ...commonErrors,
+          },
+        },
+      },
+      async (request) => {
+        const { issuer } = requireOwner(request);
+        return { ok: true as const, ...(await testEndpoint(ctx, issuer, request.params.id)) };
+      },
+    );
+  };
+}

@@ -1,0 +1,234 @@
+/**
+ * The one owner of a document's state. Every change of `estado_sii` (Timbre's state, DESIGN §5)
+ * and of the SII's raw code next to it goes through `transition`, which
+ *
+ * - decides what the new state is from the old one and the proposed one (the rules below),
+ * - writes the document row, the SII's raw code and glosa,
+ * - writes the event of DESIGN §9 in the same transaction (no change unannounced, none twice:
+ *   the row is locked, and an unchanged state writes no event),
+ * - and carries the consequences: an accepted voiding credit note voids what it references
+ *   (itself a transition, announced as `document.voided`); a live document's e-mail to the
+ *   receiver becomes due once accepted, and is cancelled when rejected.
+ *
+ * Names: `estadoSii` is Timbre's normalised state (the API's `estado_sii`); `siiCode` and
+ * `siiGlosa` are what the SII last said, raw (DOK, EPR, RCH, "STATUS 7", …; the API's
+ * `sii.estado` / `sii.glosa`).
+ *
+ *   local ─────────────────────────────────────────────▶ anulado   (sandbox void at issue)
+ *   anulado ──▶ local / aceptado   (restored: the voiding 61 was voided by a 56)
+ *   pendiente ⇄ enviado ──▶ aceptado ──▶ aceptado_con_reparos
+ *        │          │          │ └──────────────────────▶ anulado   (voiding note accepted)
+ *        │          │          └─ aceptado_con_reparos ─▶ anulado
+ *        └──────────┴──▶ rechazado ──(resubmit)──▶ pendiente / enviado / aceptado…
+ *
+ * An accepted document is never set back to pending, sent or rejected by a later, weaker
+ * answer; DOK ("received, data match") does not carry objections, so it never turns
+ * `aceptado_con_reparos` into `aceptado`. `anulado` is final.
+ */
+import type { AppContext } from '../context.ts';
+import type { DteDocument } from '../dte/model.ts';
+import { recordEvent } from '../events/events.ts';
+import type { EventType } from '../events/types.ts';
+import type { Document, Prisma } from '../generated/prisma/client.ts';
+import { documentView } from './document-view.ts';
+import type { EstadoSii } from './list-documents.ts';
+import { emailViewOf } from './email-view.ts';
+
+/** States the SII will not move any more (save a void). */
+export const FINAL_STATES: readonly EstadoSii[] = ['aceptado', 'aceptado_con_reparos', 'rechazado', 'anulado'];
+/** States in which the SII holds the document as valid. */
+export const ACCEPTED_STATES: readonly EstadoSii[] = ['aceptado', 'aceptado_con_reparos'];
+
+export function isFinal(state: string): boolean {
+  return (FINAL_STATES as readonly string[]).includes(state);
+}
+
+export function isAccepted(state: string): boolean {
+  return (ACCEPTED_STATES as readonly string[]).includes(state);
+}
+
+/** The event that announces arriving in a state (none for the in-between states). */
+const EVENT_OF: Partial<Record<EstadoSii, EventType>> = {
+  aceptado: 'document.accepted',
+  aceptado_con_reparos: 'document.accepted_with_objections',
+  rechazado: 'document.rejected',
+  anulado: 'document.voided',
+};
+
+/**
+ * The state a document ends in when `proposed` is learned while it is in `from`. Returns
+ * `from` when the proposal must not win.
+ */
+export function resolveState(from: EstadoSii, proposed: EstadoSii): EstadoSii {
+  if (from === proposed) return from;
+  if (from === 'anulado') return from;
+  if (proposed === 'anulado') return isAccepted(from) || from === 'local' ? proposed : from;
+  if (from === 'local') return from; // sandbox documents never reach the SII
+  if (from === 'aceptado') return proposed === 'aceptado_con_reparos' ? proposed : from;
+  if (from === 'aceptado_con_reparos') return from;
+  // pendiente, enviado, rechazado: whatever the SII now says (rechazado → pendiente is a resubmit).
+  return proposed;
+}
+
+export interface Change {
+  /** The state the caller learned; omitted: only the SII's raw answer is recorded. */
+  to?: EstadoSii;
+  /** Why (logged with the transition). */
+  reason: string;
+  /** The SII's raw code and text; undefined keeps the stored ones. */
+  siiCode?: string | null;
+  siiGlosa?: string | null;
+  /** Other columns written in the same update (track id, attempts, check time). */
+  extra?: Omit<Prisma.DocumentUpdateInput, 'estadoSii' | 'siiCode' | 'siiGlosa'>;
+  /** The credit note that voids this document (to = anulado). */
+  voidedById?: string;
+  /**
+   * The one way out of `anulado`: the credit note that voided the document was itself voided
+   * by a debit note, so the document is valid again (announced as `document.restored`).
+   */
+  restore?: boolean;
+}
+
+/**
+ * Applies a change to a document inside the caller's transaction (see the header). Returns the
+ * document as written.
+ */
+export async function transition(
+  ctx: AppContext,
+  tx: Prisma.TransactionClient,
+  documentId: string,
+  issuerRut: string,
+  change: Change,
+): Promise<Document> {
+  const [locked] = await tx.$queryRaw<{ estado_sii: EstadoSii }[]>`
+    SELECT estado_sii FROM documents WHERE id = ${documentId}::uuid FOR UPDATE`;
+  if (!locked) throw new Error(`document ${documentId} not found`);
+  const from = locked.estado_sii;
+  const restoring = change.restore === true && from === 'anulado' && change.to !== undefined;
+  const to = change.to ? (restoring ? change.to : resolveState(from, change.to)) : from;
+  const document = await tx.document.update({
+    where: { id: documentId },
+    data: {
+      ...change.extra,
+      ...(to !== from && { estadoSii: to }),
+      ...(change.siiCode !== undefined && { siiCode: change.siiCode }),
+      ...(change.siiGlosa !== undefined && { siiGlosa: change.siiGlosa }),
+      ...(to === 'anulado' && change.voidedById && { voidedById: change.voidedById }),
+      ...(restoring && { voidedById: null }),
+    },
+  });
+  if (to === from) return document;
+
+  ctx.log.info(
+    {
+      document: documentId,
+      type: document.type,
+      folio: document.folio,
+      from,
+      to,
+      reason: change.reason,
+      siiCode: document.siiCode,
+    },
+    'document state changed',
+  );
+  if (document.environment === 'live') {
+    if (isAccepted(to)) {
+      await tx.emailMessage.updateMany({
+        where: { documentId, state: 'waiting' },
+        data: { state: 'pending', nextRunAt: ctx.clock() },
+      });
+    } else if (to === 'rechazado') {
+      await tx.emailMessage.updateMany({ where: { documentId, state: 'waiting' }, data: { state: 'cancelled' } });
+    }
+  }
+  const type = restoring ? 'document.restored' : EVENT_OF[to];
+  if (type) {
+    await recordEvent(
+      tx,
+      {
+        issuerId: document.issuerId,
+        type,
+        documentId,
+        data: await documentEventData(ctx, tx, issuerRut, document, { previous: from, reason: change.reason }),
+      },
+      ctx.clock(),
+    );
+  }
+  if (!restoring && (to === 'aceptado' || (to === 'aceptado_con_reparos' && !isAccepted(from)))) {
+    await voidReferencedDocuments(ctx, tx, issuerRut, document);
+  }
+  return document;
+}
+
+/**
+ * What a voiding note (CodRef 1) does once it is valid (at issue in sandbox, when the SII
+ * accepts it in live, DESIGN §5): a 61 voids the documents it references; a 56 voiding a 61
+ * voids that 61 and restores the documents the 61 had voided ([FMT] CodRef; [MUE] notes).
+ */
+export async function voidReferencedDocuments(
+  ctx: AppContext,
+  tx: Prisma.TransactionClient,
+  issuerRut: string,
+  note: Pick<Document, 'id' | 'type' | 'folio' | 'issuerId' | 'environment' | 'model'>,
+): Promise<void> {
+  if (note.type !== 61 && note.type !== 56) return;
+  const model = note.model as unknown as DteDocument;
+  for (const ref of model.refs ?? []) {
+    if (ref.code !== 1 || !/^\d+$/.test(ref.type) || !/^\d+$/.test(ref.folio)) continue;
+    if (note.type === 56 && ref.type !== '61') continue;
+    const target = await tx.document.findUnique({
+      where: {
+        issuerId_type_folio_environment: {
+          issuerId: note.issuerId,
+          type: Number(ref.type),
+          folio: Number(ref.folio),
+          environment: note.environment,
+        },
+      },
+      select: { id: true },
+    });
+    if (!target) continue;
+    if (note.type === 56) {
+      const voidedByTarget = await tx.document.findMany({
+        where: { voidedById: target.id, estadoSii: 'anulado' },
+        select: { id: true },
+      });
+      for (const original of voidedByTarget) {
+        await transition(ctx, tx, original.id, issuerRut, {
+          to: note.environment === 'sandbox' ? 'local' : 'aceptado',
+          reason: `credit note ${ref.folio}, which voided it, was voided by debit note ${note.folio}`,
+          restore: true,
+        });
+      }
+    }
+    await transition(ctx, tx, target.id, issuerRut, {
+      to: 'anulado',
+      reason: `voided by ${note.type === 56 ? 'debit' : 'credit'} note ${note.folio} (CodRef 1)`,
+      voidedById: note.id,
+    });
+  }
+}
+
+/** A document event's `data`: the list entry (DESIGN §5) plus the SII's raw answer. */
+export async function documentEventData(
+  ctx: AppContext,
+  tx: Prisma.TransactionClient,
+  issuerRut: string,
+  document: Document,
+  extra: { previous?: EstadoSii; reason?: string } = {},
+): Promise<Record<string, unknown>> {
+  const email = await tx.emailMessage.findFirst({
+    where: { documentId: document.id },
+    orderBy: { createdAt: 'desc' },
+  });
+  return {
+    ...documentView(ctx.config, issuerRut, document),
+    email: emailViewOf(email),
+    sii:
+      document.environment === 'live'
+        ? { estado: document.siiCode, glosa: document.siiGlosa, track_id: document.trackId }
+        : null,
+    ...(extra.previous && { previous_estado_sii: extra.previous }),
+    ...(extra.reason && { reason: extra.reason }),
+  };
+}
