@@ -321,6 +321,7 @@ describe('dashboard in chromium', () => {
     await page.click('button[data-issue-button]');
     expect(await page.textContent('#transport-address-error')).toContain('cuando el emisor despacha');
     expect(await page.textContent('#transport-comuna-error')).toContain('cuando el emisor despacha');
+    await look(page, 'emitir-guia-error');
 
     await fillIssue(56, [{ name: 'Ajuste', qty: '1', price: '1000' }], {
       refs: [{ type: '33', folio: '1', code: '2', reason: 'Corrige giro' }],

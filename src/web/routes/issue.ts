@@ -295,10 +295,10 @@ ${select(
   { empty: 'Por omisión (3: ventas y servicios)', only: BOLETA_TYPES },
 )}
 ${select('payment_method', 'Medio de pago', PAYMENT_METHODS, val('payment_method'), errors, { empty: 'No indicar', only: BOLETA_TYPES })}
-<div class="grid2" data-only="${BOLETA_TYPES}">
+<div data-only="${BOLETA_TYPES}"><div class="grid2">
 ${input('period-from', 'period_from', 'Período desde', val('period_from'), errors, html` type="date"`)}
 ${input('period-to', 'period_to', 'Período hasta', val('period_to'), errors, html` type="date"`)}
-</div>
+</div></div>
 ${input('due_date', 'due_date', 'Vencimiento del pago', val('due_date'), errors, html` type="date"`, BOLETA_TYPES)}
 <p class="hint" data-only="${BOLETA_TYPES}">Período obligatorio en servicios periódicos (1 y 2); vencimiento y dirección del receptor en domiciliarios (2).</p>
 </fieldset>

@@ -94,7 +94,7 @@ ${field('city', 'Ciudad', html` maxlength="20"`)}
 ${field('vat_rate', 'Tasa de IVA (%)', html` inputmode="numeric"`)}
 ${field('resolution_date', 'Fecha de resolución SII', html` type="date"`)}
 ${field('resolution_number', 'Número de resolución SII', html` inputmode="numeric"`, 'En certificación el SII usa el número 0.')}
-${field('sii_office', 'Oficina del SII', html` maxlength="40" placeholder="SANTIAGO ORIENTE"`, 'La unidad del SII que corresponde al emisor; se imprime «S.I.I. - <unidad>» bajo el recuadro.')}
+${field('sii_office', 'Oficina del SII', html` maxlength="40" placeholder="p. ej. SANTIAGO ORIENTE"`, 'La unidad del SII que corresponde al emisor; se imprime «S.I.I. - <unidad>» bajo el recuadro.')}
 </div></fieldset>
 <button type="submit" class="button primary">Guardar</button>
 </form>`;
