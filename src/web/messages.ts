@@ -5,6 +5,7 @@
  * a Spanish lead, so nothing is hidden.
  */
 import type { AppError, ErrorCode } from '../errors.ts';
+import { rut as formatRut, money } from './format.ts';
 
 const BY_CODE: Partial<Record<ErrorCode, string>> = {
   SIGN_IN_FAILED: 'El correo o la contraseña no son correctos.',
@@ -41,7 +42,79 @@ const BY_CODE: Partial<Record<ErrorCode, string>> = {
 
 const PHRASES: [RegExp, (m: RegExpExecArray) => string][] = [
   [/^must not be empty$/, () => 'No puede estar vacío.'],
+  // The SII format rules of the issue schema and the reference checks (README "SII format rules").
+  [/^is required for type \d+: the document this note modifies$/, () => 'Indica el documento que modifica la nota.'],
+  [/^is required for type (\d+) \((GiroRecep|DirRecep|CmnaRecep)\)$/, (m) => `El SII lo exige en el tipo ${m[1]}.`],
+  [/^is required on a guía that is a sale/, () => 'Es obligatorio en una guía de venta (traslado 1).'],
+  [/^is required when the issuer delivers/, () => 'Es obligatorio cuando el emisor despacha (tipo de despacho 2 o 3).'],
+  [/^is required for periodic services/, () => 'Es obligatorio en servicios periódicos (indicador 1 o 2).'],
+  [
+    /^is required for periodic domiciliary services/,
+    () => 'Es obligatorio en servicios periódicos domiciliarios (indicador 2).',
+  ],
   [/^is required.*$/, () => 'Es obligatorio.'],
+  [/expected string, received undefined/, () => 'Es obligatorio.'],
+  [
+    /an internal transfer \(transfer_type 5\) is addressed to the issuer itself \((\S+)\)/,
+    () => 'En un traslado interno (5) el receptor es el propio emisor: deja el RUT vacío o usa el del emisor.',
+  ],
+  [
+    /^must be the receiver of the referenced document (\S+) \((\S+)\)$/,
+    (m) => `Debe ser el receptor del documento referenciado ${m[1]} (${formatRut(m[2] ?? '')}).`,
+  ],
+  [
+    /^must be the date of (\S+) \((\d{4})-(\d{2})-(\d{2})\)$/,
+    (m) => `Debe ser la fecha de ${m[1]}: ${m[4]}-${m[3]}-${m[2]}.`,
+  ],
+  [/^must be 1, 2 or 3$/, () => 'Debe ser 1, 2 o 3.'],
+  [/^boletas have no FmaPago/, () => 'Las boletas no llevan forma de pago; indica el medio de pago.'],
+  [/^applies only to boletas/, () => 'Solo se usa en boletas (39 y 41).'],
+  [/^applies only to type 52$/, () => 'Solo se usa en guías de despacho (52).'],
+  [
+    /a reference to a non-tax document \((\S+)\) carries no CodRef/,
+    (m) => `Una referencia a un documento no tributario (${m[1]}) no lleva código.`,
+  ],
+  [/^CodRef applies only to notes/, () => 'El código solo se usa en notas de débito (56) y crédito (61).'],
+  [
+    /^CodRef 2 \(text correction\) exists only/,
+    () => 'El código 2 (corrige texto) existe solo en notas de crédito (61).',
+  ],
+  [
+    /^a debit note voids \(CodRef 1\) only a credit note/,
+    () => 'Una nota de débito solo anula (código 1) una nota de crédito (61).',
+  ],
+  [
+    /^a credit note is voided by a debit note/,
+    () => 'Una nota de crédito se anula con una nota de débito (56), no con otra nota de crédito.',
+  ],
+  [
+    /^a note does not modify a document of type (\S+)/,
+    (m) => `Una nota no modifica documentos tipo ${m[1]} (documentos en papel o guías).`,
+  ],
+  [
+    /^a note references at least one tax document/,
+    () => 'La nota debe referenciar el documento tributario que modifica.',
+  ],
+  [
+    /^a note that voids or corrects references exactly one tax document/,
+    () => 'Una nota que anula o corrige referencia un solo documento tributario.',
+  ],
+  [/^export transfers \(8, 9\)/, () => 'Los traslados para exportación (8 y 9) aún no se pueden emitir.'],
+  [
+    /^the note credits more than the (\d+) that remain of (\S+)$/,
+    (m) => `La nota acredita más de lo que queda de ${m[2]} (${money(Number(m[1]))}).`,
+  ],
+  [/^must not be before service_period.from$/, () => 'No puede ser anterior al inicio del período.'],
+  [/^must have at most (\d+) lines$/, (m) => `Máximo ${m[1]} líneas.`],
+  [
+    /^a boleta above (\d+) UF .* identifies its buyer/,
+    (m) => `Una boleta sobre ${m[1]} UF identifica al comprador: indica su RUT (no 66.666.666-6).`,
+  ],
+  [
+    /^a boleta above (\d+) UF .* carries the buyer's name/,
+    (m) => `Una boleta sobre ${m[1]} UF lleva el nombre del comprador.`,
+  ],
+  [/^a boleta above (\d+) UF .* states its MedioPago/, (m) => `Una boleta sobre ${m[1]} UF indica el medio de pago.`],
   [/^must be greater than 0$/, () => 'Debe ser mayor que 0.'],
   [/^must not be negative$/, () => 'No puede ser negativo.'],
   [/^must be at most (\d+) characters.*$/, (m) => `Máximo ${m[1]} caracteres.`],

@@ -303,6 +303,41 @@ describe('dashboard in chromium', () => {
     await look(page, 'emitir-error');
   });
 
+  it('explains the SII format rules next to their fields, and issues nothing', async () => {
+    await fillIssue(33, [{ name: 'Clavos', qty: '1', price: '1000' }], { receiver: false });
+    await page.fill('#receiver-rut', RECEIVER.rut);
+    await page.fill('#receiver-name', RECEIVER.name);
+    await page.click('button[data-issue-button]');
+    for (const k of ['activity', 'address', 'comuna'])
+      expect(await page.textContent(`#receiver-${k}-error`)).toContain('El SII lo exige en el tipo 33.');
+    expect(await page.locator('#receiver-city-error').count()).toBe(0);
+
+    await fillIssue(52, [{ name: 'Estanterías', qty: '4' }], { transfer: '5' });
+    await page.click('button[data-issue-button]');
+    expect(await page.textContent('#receiver-rut-error')).toContain('el receptor es el propio emisor');
+
+    await fillIssue(52, [{ name: 'Estanterías', qty: '4' }], { transfer: '6' });
+    await page.selectOption('#dispatch_type', '2');
+    await page.click('button[data-issue-button]');
+    expect(await page.textContent('#transport-address-error')).toContain('cuando el emisor despacha');
+    expect(await page.textContent('#transport-comuna-error')).toContain('cuando el emisor despacha');
+    await look(page, 'emitir-guia-error');
+
+    await fillIssue(56, [{ name: 'Ajuste', qty: '1', price: '1000' }], {
+      refs: [{ type: '33', folio: '1', code: '2', reason: 'Corrige giro' }],
+    });
+    await page.click('button[data-issue-button]');
+    expect(await page.textContent('#ref-0-code-error')).toContain('existe solo en notas de crédito (61)');
+
+    await fillIssue(39, [{ name: 'Agua', qty: '1', price: '1000' }], { receiver: false });
+    await page.selectOption('#service_indicator', '2');
+    await page.click('button[data-issue-button]');
+    expect(await page.textContent('#period-from-error')).toContain('servicios periódicos');
+    expect(await page.textContent('#due_date-error')).toContain('domiciliarios');
+    expect(await page.textContent('#receiver-address-error')).toContain('servicios periódicos');
+    expect(await t.db.prisma.document.count({ where: { issuerId: issuer.id } })).toBe(0);
+  });
+
   it('issues each of the eight types through the form and finds each in the list', async () => {
     await fillIssue(33, [
       { name: 'Clavos 2" (caja)', qty: '10', price: '1.350', discount: '10' },
@@ -315,7 +350,11 @@ describe('dashboard in chromium', () => {
     await look(page, 'documento');
 
     await fillIssue(34, [{ name: 'Asesoría contable', qty: '1', price: '150000' }]);
-    issued.push({ type: 34, folio: await issue() });
+    await page.selectOption('#payment', '2');
+    const f34 = await issue();
+    issued.push({ type: 34, folio: f34 });
+    const d34 = await t.db.prisma.document.findFirstOrThrow({ where: { issuerId: issuer.id, type: 34, folio: f34 } });
+    expect((d34.model as { payment?: number }).payment).toBe(2);
     await fillIssue(39, [{ name: 'Café ½ kg', qty: '2', price: '6990' }], { receiver: false });
     issued.push({ type: 39, folio: await issue() });
     await fillIssue(41, [{ name: 'Entrada museo', qty: '2', price: '3000' }], { receiver: false });
@@ -323,8 +362,12 @@ describe('dashboard in chromium', () => {
     await page.goto(dash('emitir'));
     await fillIssue(46, [{ name: 'Chatarra de cobre', qty: '120', price: '3500' }]);
     issued.push({ type: 46, folio: await issue() });
-    await fillIssue(52, [{ name: 'Estanterías (traslado)', qty: '4' }], { transfer: '5' });
-    issued.push({ type: 52, folio: await issue() });
+    // A traslado interno (5) is addressed to the issuer itself: the receiver is left empty.
+    await fillIssue(52, [{ name: 'Estanterías (traslado)', qty: '4' }], { transfer: '5', receiver: false });
+    const f52 = await issue();
+    issued.push({ type: 52, folio: f52 });
+    const d52 = await t.db.prisma.document.findFirstOrThrow({ where: { issuerId: issuer.id, type: 52, folio: f52 } });
+    expect(d52.receiverRut).toBe(issuer.rut);
     await fillIssue(56, [{ name: 'Intereses por mora', qty: '1', price: '2000' }], {
       refs: [{ type: '33', folio: String(f33), reason: 'Intereses' }],
     });
@@ -385,8 +428,9 @@ describe('dashboard in chromium', () => {
     expect(await page.locator('table.list tbody tr').count()).toBe(1);
     await page.goBack();
     await page.goto(dash('documentos?q=aromos'));
-    // Boletas without a receiver are not "Los Aromos": 33, 34, 46, 52, 56, 61.
-    expect(await page.locator('table.list tbody tr').count()).toBe(6);
+    // Boletas without a receiver and the internal guía 52 (to the issuer) are not "Los Aromos":
+    // 33, 34, 46, 56, 61.
+    expect(await page.locator('table.list tbody tr').count()).toBe(5);
     await page.goto(dash('documentos?q=zzzz-nadie'));
     expect(await page.textContent('main')).toContain('Ningún documento coincide');
     await page.goto(dash('documentos?tipo_dte=99&desde=2026-02-30'));
@@ -401,11 +445,13 @@ describe('dashboard in chromium', () => {
     await page.click('button:has-text("Guardar")');
     expect(await page.textContent('#set-acteco-error')).toContain('6 dígitos');
     await page.fill('#set-acteco', '475201');
+    await page.fill('#set-sii_office', 'SANTIAGO ORIENTE');
     await page.click('button:has-text("Guardar")');
     expect(await page.textContent('.notice-ok')).toContain('Cambios guardados');
-    expect((await t.db.prisma.issuer.findUniqueOrThrow({ where: { id: issuer.id } })).giro).toBe(
-      'Ferretería y materiales de construcción',
-    );
+    const saved = await t.db.prisma.issuer.findUniqueOrThrow({ where: { id: issuer.id } });
+    expect(saved.giro).toBe('Ferretería y materiales de construcción');
+    expect(saved.siiOffice).toBe('SANTIAGO ORIENTE');
+    expect(await page.inputValue('#set-sii_office')).toBe('SANTIAGO ORIENTE');
     await page.selectOption('#set-ambiente', '1');
     await page.click('button:has-text("Guardar")');
     expect(await page.textContent('.confirm')).toContain('se enviará al SII');

@@ -47,6 +47,25 @@ const TRANSFER_TYPES: [number, string][] = [
   [9, 'Venta para exportación'],
 ];
 
+/** FmaPago ([FMT] IdDoc): the form's default is contado. */
+const PAYMENTS: [number, string][] = [
+  [1, '1 · Contado'],
+  [2, '2 · Crédito'],
+  [3, '3 · Sin costo (entrega gratuita)'],
+];
+/** MedioPago of boletas ([FMTB]). */
+const PAYMENT_METHODS: [number, string][] = [
+  [1, '1 · Efectivo'],
+  [2, '2 · Pago electrónico'],
+  [3, '3 · Transferencia'],
+  [4, '4 · Cheque'],
+  [5, '5 · Otro'],
+];
+const BOLETA_TYPES = '39 41';
+/** Types whose receiver needs giro, dirección and comuna (issue-request REQUIRED_RECEIVER_FIELDS). */
+const FULL_RECEIVER_TYPES = '33 34 46 52 56';
+const NOT_BOLETA_TYPES = '33 34 46 52 56 61';
+
 interface Parsed {
   body: Record<string, unknown>;
   /** Index in `items` / `refs` → row of the form (empty rows are skipped). */
@@ -63,10 +82,15 @@ function requestFromForm(f: Form): Parsed {
   const receiverKeys = ['rut', 'name', 'activity', 'address', 'comuna', 'city', 'email'] as const;
   const receiver: Record<string, string> = {};
   for (const k of receiverKeys) {
-    if (type === 61 && k !== 'rut' && k !== 'name') continue;
+    // A 61 takes giro, address, comuna and city from the document it references (the fields are
+    // hidden for it; values left over from another type are not sent).
+    if (type === 61 && k !== 'rut' && k !== 'name' && k !== 'email') continue;
     if (f.get(`receiver_${k}`)) receiver[k] = f.get(`receiver_${k}`);
   }
-  if (Object.keys(receiver).length) body.receiver = receiver;
+  // A guía of traslado interno (5) is addressed to the issuer itself: without a RUT the form
+  // leaves the receiver out and issueDocument fills in the issuer.
+  const internal = type === 52 && f.get('transfer_type') === '5';
+  if (Object.keys(receiver).length && !(internal && !receiver.rut)) body.receiver = receiver;
 
   const names = f.getAll('item_name');
   const qtys = f.getAll('item_qty');
@@ -111,14 +135,28 @@ function requestFromForm(f: Form): Parsed {
     refRows.push(row);
   });
   if (refs.length) body.refs = refs;
+  const boleta = type === 39 || type === 41;
+  // FmaPago on every type but boletas (the select starts at contado, the API's default too).
+  if (!boleta && f.get('payment')) body.payment = Number(f.get('payment'));
   if (type === 52) {
-    const dispatch: Record<string, number> = {};
+    const dispatch: Record<string, unknown> = {};
     if (f.get('transfer_type')) dispatch.transfer_type = Number(f.get('transfer_type'));
     if (f.get('dispatch_type')) dispatch.dispatch_type = Number(f.get('dispatch_type'));
+    const transport: Record<string, unknown> = {};
+    for (const k of ['plate', 'carrier_rut', 'address', 'comuna', 'city'] as const)
+      if (f.get(`transport_${k}`)) transport[k] = f.get(`transport_${k}`);
+    if (f.get('transport_driver_rut') || f.get('transport_driver_name'))
+      transport.driver = { rut: f.get('transport_driver_rut'), name: f.get('transport_driver_name') };
+    if (Object.keys(transport).length) dispatch.transport = transport;
     body.dispatch = dispatch;
   }
-  if ((type === 39 || type === 41) && f.get('service_indicator'))
-    body.service_indicator = Number(f.get('service_indicator'));
+  if (boleta) {
+    if (f.get('service_indicator')) body.service_indicator = Number(f.get('service_indicator'));
+    if (f.get('payment_method')) body.payment_method = Number(f.get('payment_method'));
+    if (f.get('period_from') || f.get('period_to'))
+      body.service_period = { from: f.get('period_from'), to: f.get('period_to') };
+    if (f.get('due_date')) body.due_date = f.get('due_date');
+  }
   return { body, itemRows, refRows };
 }
 
@@ -130,7 +168,14 @@ function fieldId(path: string, p: Parsed): string {
   const ref = /^refs\[(\d+)\]\.?(\w*)/.exec(path);
   if (ref) return `ref-${p.refRows[Number(ref[1])]}-${ref[2] || 'folio'}`;
   if (path.startsWith('receiver.')) return `receiver-${path.slice(9)}`;
+  if (path === 'receiver') return 'receiver-rut';
+  if (path.startsWith('dispatch.transport')) {
+    const rest = path.slice('dispatch.transport'.length + 1);
+    return rest ? `transport-${rest.replace('.', '-')}` : 'transport-address';
+  }
+  if (path === 'dispatch.dispatch_type') return 'dispatch_type';
   if (path.startsWith('dispatch')) return 'transfer_type';
+  if (path.startsWith('service_period')) return path.endsWith('.to') ? 'period-to' : 'period-from';
   return path || 'general';
 }
 
@@ -165,10 +210,35 @@ interface View {
   preview?: Preview;
 }
 
-function input(id: string, name: string, label: string, value: string, errors: Errors, extra: Html = html``): Html {
+/** `only`: the document types the field applies to (the script hides it for the others). */
+function input(
+  id: string,
+  name: string,
+  label: string,
+  value: string,
+  errors: Errors,
+  extra: Html = html``,
+  only?: string,
+): Html {
   const e = errors.get(id);
-  return html`<div class="field"><label for="${id}">${label}</label>
+  return html`<div class="field"${only ? html` data-only="${only}"` : ''}><label for="${id}">${label}</label>
 <input id="${id}" name="${name}" value="${value}"${describedBy(id, e)}${extra}>${fieldError(id, e)}</div>`;
+}
+
+function select(
+  id: string,
+  label: string,
+  options: [number, string][],
+  value: string,
+  errors: Errors,
+  opts: { empty?: string; only?: string } = {},
+): Html {
+  const e = errors.get(id);
+  return html`<div class="field"${opts.only ? html` data-only="${opts.only}"` : ''}><label for="${id}">${label}</label>
+<select id="${id}" name="${id}"${describedBy(id, e)}>
+${opts.empty === undefined ? '' : html`<option value="">${opts.empty}</option>`}
+${options.map(([n, l]) => html`<option value="${n}"${attr('selected', value === String(n))}>${l}</option>`)}
+</select>${fieldError(id, e)}</div>`;
 }
 
 function totalsBox(preview: Preview | undefined): Html {
@@ -210,23 +280,42 @@ ${csrfField(web)}
 ${DTE_TYPES.map((t) => html`<option value="${t}"${attr('selected', t === type)}>${t} · ${TYPE_NAMES[t]}</option>`)}
 </select></div>
 ${input('date', 'date', 'Fecha de emisión (vacía: hoy)', val('date'), errors, html` type="date"`)}
-<div class="field" data-only="39 41"><label for="service_indicator">Indicador de servicio (boletas)</label>
-<select id="service_indicator" name="service_indicator">
-<option value="">Por omisión (3: ventas y servicios)</option>
-${[1, 2, 3, 4].map((n) => html`<option value="${n}"${attr('selected', val('service_indicator') === String(n))}>${n}</option>`)}
-</select></div>
+${select('payment', 'Forma de pago', PAYMENTS, f ? val('payment') : '1', errors, { only: NOT_BOLETA_TYPES })}
+${select(
+  'service_indicator',
+  'Indicador de servicio',
+  [
+    [1, '1 · Servicios periódicos'],
+    [2, '2 · Servicios periódicos domiciliarios'],
+    [3, '3 · Ventas y servicios'],
+    [4, '4 · Espectáculos por cuenta de terceros'],
+  ],
+  val('service_indicator'),
+  errors,
+  { empty: 'Por omisión (3: ventas y servicios)', only: BOLETA_TYPES },
+)}
+${select('payment_method', 'Medio de pago', PAYMENT_METHODS, val('payment_method'), errors, { empty: 'No indicar', only: BOLETA_TYPES })}
+<div data-only="${BOLETA_TYPES}"><div class="grid2">
+${input('period-from', 'period_from', 'Período desde', val('period_from'), errors, html` type="date"`)}
+${input('period-to', 'period_to', 'Período hasta', val('period_to'), errors, html` type="date"`)}
+</div></div>
+${input('due_date', 'due_date', 'Vencimiento del pago', val('due_date'), errors, html` type="date"`, BOLETA_TYPES)}
+<p class="hint" data-only="${BOLETA_TYPES}">Período obligatorio en servicios periódicos (1 y 2); vencimiento y dirección del receptor en domiciliarios (2).</p>
 </fieldset>
 
 <fieldset><legend>Receptor</legend>
-<p class="hint" data-only="39 41">En boletas es opcional (vacío: consumidor final 66.666.666-6).</p>
+<p class="hint" data-only="${BOLETA_TYPES}">En boletas es opcional (vacío: consumidor final 66.666.666-6).</p>
+<p class="hint" data-only="${FULL_RECEIVER_TYPES}">El SII exige RUT, razón social, giro, dirección y comuna del receptor.</p>
+<p class="hint" data-only="52">Traslado interno (5): deja el receptor vacío; el receptor es el propio emisor.</p>
+<p class="hint" data-only="61">Basta RUT y razón social: giro, dirección, comuna y ciudad se copian del documento referenciado.</p>
 <div class="grid2">
 ${input('receiver-rut', 'receiver_rut', 'RUT', val('receiver_rut'), errors, html` placeholder="76.354.771-K" autocomplete="off"`)}
-${input('receiver-name', 'receiver_name', 'Razón social', val('receiver_name'), errors)}
-${input('receiver-activity', 'receiver_activity', 'Giro', val('receiver_activity'), errors)}
+${input('receiver-name', 'receiver_name', 'Razón social', val('receiver_name'), errors, html` maxlength="100"`)}
+${input('receiver-activity', 'receiver_activity', 'Giro', val('receiver_activity'), errors, html` maxlength="40"`, '33 34 39 41 46 52 56')}
 ${input('receiver-email', 'receiver_email', 'Correo', val('receiver_email'), errors, html` type="email"`)}
-${input('receiver-address', 'receiver_address', 'Dirección', val('receiver_address'), errors)}
-${input('receiver-comuna', 'receiver_comuna', 'Comuna', val('receiver_comuna'), errors)}
-${input('receiver-city', 'receiver_city', 'Ciudad', val('receiver_city'), errors)}
+${input('receiver-address', 'receiver_address', 'Dirección', val('receiver_address'), errors, html` maxlength="70"`, '33 34 39 41 46 52 56')}
+${input('receiver-comuna', 'receiver_comuna', 'Comuna', val('receiver_comuna'), errors, html` maxlength="20"`, '33 34 39 41 46 52 56')}
+${input('receiver-city', 'receiver_city', 'Ciudad', val('receiver_city'), errors, html` maxlength="20"`, '33 34 39 41 46 52 56')}
 </div>
 </fieldset>
 
@@ -261,14 +350,14 @@ ${Array.from({ length: REF_ROWS }, (_, i) => {
 ${cell('type', 'ref_type', 'Tipo doc.', html` inputmode="numeric"`)}
 ${cell('folio', 'ref_folio', 'Folio')}
 ${cell('date', 'ref_date', 'Fecha', html` type="date"`)}
-<div class="field"><label for="ref-${i}-code">Código</label><select id="ref-${i}-code" name="ref_code">
+<div class="field"><label for="ref-${i}-code">Código</label><select id="ref-${i}-code" name="ref_code"${describedBy(`ref-${i}-code`, e('code'))}>
 <option value="">Por omisión</option>
 ${[
   [1, '1 · Anula'],
   [2, '2 · Corrige texto'],
   [3, '3 · Corrige montos'],
 ].map(([n, l]) => html`<option value="${n}"${attr('selected', val('ref_code', i) === String(n))}>${l}</option>`)}
-</select></div>
+</select>${fieldError(`ref-${i}-code`, e('code'))}</div>
 ${cell('reason', 'ref_reason', 'Razón')}
 </div>`;
 })}
@@ -281,14 +370,28 @@ ${cell('reason', 'ref_reason', 'Razón')}
 <option value="">—</option>
 ${TRANSFER_TYPES.map(([n, l]) => html`<option value="${n}"${attr('selected', val('transfer_type') === String(n))}>${n} · ${l}</option>`)}
 </select>${fieldError('transfer_type', errors.get('transfer_type'))}</div>
-<div class="field"><label for="dispatch_type">Tipo de despacho</label>
-<select id="dispatch_type" name="dispatch_type"><option value="">—</option>
-${[
-  [1, '1 · Por cuenta del receptor'],
-  [2, '2 · Del emisor a instalaciones del cliente'],
-  [3, '3 · Del emisor a otras instalaciones'],
-].map(([n, l]) => html`<option value="${n}"${attr('selected', val('dispatch_type') === String(n))}>${l}</option>`)}
-</select></div>
+${select(
+  'dispatch_type',
+  'Tipo de despacho',
+  [
+    [1, '1 · Por cuenta del receptor'],
+    [2, '2 · Del emisor a instalaciones del cliente'],
+    [3, '3 · Del emisor a otras instalaciones'],
+  ],
+  val('dispatch_type'),
+  errors,
+  { empty: '—' },
+)}
+</div>
+<p class="hint">Transporte (opcional). Si el emisor despacha (2 o 3), la dirección y comuna de destino son obligatorias.</p>
+<div class="grid2">
+${input('transport-plate', 'transport_plate', 'Patente', val('transport_plate'), errors, html` maxlength="8" autocomplete="off"`)}
+${input('transport-carrier_rut', 'transport_carrier_rut', 'RUT del transportista', val('transport_carrier_rut'), errors, html` autocomplete="off"`)}
+${input('transport-driver-rut', 'transport_driver_rut', 'RUT del chofer', val('transport_driver_rut'), errors, html` autocomplete="off"`)}
+${input('transport-driver-name', 'transport_driver_name', 'Nombre del chofer', val('transport_driver_name'), errors, html` maxlength="30"`)}
+${input('transport-address', 'transport_address', 'Dirección de destino', val('transport_address'), errors, html` maxlength="70"`)}
+${input('transport-comuna', 'transport_comuna', 'Comuna de destino', val('transport_comuna'), errors, html` maxlength="20"`)}
+${input('transport-city', 'transport_city', 'Ciudad de destino', val('transport_city'), errors, html` maxlength="20"`)}
 </div>
 </fieldset>
 </div>

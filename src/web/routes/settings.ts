@@ -27,6 +27,7 @@ const FIELDS = [
   'vat_rate',
   'resolution_date',
   'resolution_number',
+  'sii_office',
 ] as const;
 type Field = (typeof FIELDS)[number];
 
@@ -42,6 +43,7 @@ function current(issuer: Issuer): Record<Field, string> {
     vat_rate: String(issuer.vatRate),
     resolution_date: issuer.resolutionDate ? issuer.resolutionDate.toISOString().slice(0, 10) : '',
     resolution_number: issuer.resolutionNumber === null ? '' : String(issuer.resolutionNumber),
+    sii_office: issuer.siiOffice ?? '',
   };
 }
 
@@ -63,6 +65,7 @@ const PATHS: Record<string, Field> = {
   vatRate: 'vat_rate',
   resolutionDate: 'resolution_date',
   resolutionNumber: 'resolution_number',
+  siiOffice: 'sii_office',
 };
 
 function settingsForm(web: SignedIn, issuer: Issuer, values: Record<Field, string>, errors: Map<string, string>): Html {
@@ -91,6 +94,7 @@ ${field('city', 'Ciudad', html` maxlength="20"`)}
 ${field('vat_rate', 'Tasa de IVA (%)', html` inputmode="numeric"`)}
 ${field('resolution_date', 'Fecha de resolución SII', html` type="date"`)}
 ${field('resolution_number', 'Número de resolución SII', html` inputmode="numeric"`, 'En certificación el SII usa el número 0.')}
+${field('sii_office', 'Oficina del SII', html` maxlength="40" placeholder="p. ej. SANTIAGO ORIENTE"`, 'La unidad del SII que corresponde al emisor; se imprime «S.I.I. - <unidad>» bajo el recuadro.')}
 </div></fieldset>
 <button type="submit" class="button primary">Guardar</button>
 </form>`;
@@ -153,6 +157,7 @@ export function settingsRoutes(_ctx: AppContext): FastifyPluginAsync {
           vatRate: intOrNaN(values.vat_rate),
           resolutionDate: values.resolution_date || null,
           resolutionNumber: values.resolution_number === '' ? null : intOrNaN(values.resolution_number),
+          siiOffice: values.sii_office || null,
         });
       } catch (err) {
         if (!(err instanceof AppError) || err.status >= 500) throw err;
