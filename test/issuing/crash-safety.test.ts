@@ -5,12 +5,16 @@
  * once their lease expired (the consumed folios form one contiguous block from the start of
  * the range).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { beforeAll, expect, it } from 'vitest';
 import { createApiKey } from '../../src/admin/api-keys.ts';
-import { bearer, buildTestApp, createTestIssuer, TEST_MASTER_KEY, type TestApp } from '../helpers/app.ts';
+import { bearer, buildTestApp, createTestIssuer, type TestApp } from '../helpers/app.ts';
 import { factura } from '../helpers/requests.ts';
+import { type ServerProcess, startServer } from '../helpers/server.ts';
 import { waitFor } from '../helpers/time.ts';
+
+/** The folios reserved by requests the kill interrupted come back once their lease expires. */
+const start = (): Promise<ServerProcess> =>
+  startServer(t, { RATE_LIMIT_PER_MINUTE: '100000', FOLIO_LEASE_MS: String(LEASE_MS) });
 
 let t: TestApp;
 const LEASE_MS = 1500;
@@ -19,54 +23,17 @@ beforeAll(async () => {
   t = await buildTestApp();
 });
 
-/**
- * Starts the real server on a port the OS picks (PORT=0: no port is freed and then hoped to
- * be still free) and answers it with the port read from the server's "listening" log line.
- */
-async function start(): Promise<{ proc: ChildProcess; port: number }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: t.db.url,
-      TIMBRE_MASTER_KEY: TEST_MASTER_KEY,
-      TIMBRE_DATA_DIR: t.config.dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      TIMBRE_DEMO: 'false',
-      JOBS_ENABLED: 'false',
-      RATE_LIMIT_PER_MINUTE: '100000',
-      // Folios reserved by requests the kill interrupted come back once their lease expires.
-      FOLIO_LEASE_MS: String(LEASE_MS),
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  const collect = (chunk: Buffer) => {
-    out += String(chunk);
-  };
-  proc.stdout?.on('data', collect);
-  const port = await waitFor(() => Number(/listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1]), {
-    timeoutMs: 60_000,
-    what: 'the server listening',
-  });
-  proc.stdout?.off('data', collect);
-  proc.stdout?.resume();
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok, { timeoutMs: 60_000 });
-  return { proc, port };
-}
-
 it('SIGKILL mid-load loses no acknowledged document and leaves no gap', async () => {
   const issuer = await createTestIssuer(t.ctx);
   const { key } = await createApiKey(t.ctx, { rut: issuer.rut, role: 'owner' });
-  let { proc, port } = await start();
+  let server = await start();
   const acknowledged: number[] = [];
   let stop = false;
   const body = JSON.stringify(factura());
   const workers = Array.from({ length: 12 }, async () => {
     while (!stop) {
       try {
-        const res = await fetch(`http://127.0.0.1:${port}/api/${issuer.rut}/emitir`, {
+        const res = await fetch(`${server.url}/api/${issuer.rut}/emitir`, {
           method: 'POST',
           headers: { ...bearer(key), 'content-type': 'application/json' },
           body,
@@ -78,13 +45,12 @@ it('SIGKILL mid-load loses no acknowledged document and leaves no gap', async ()
     }
   });
   await waitFor(() => acknowledged.length >= 40, { timeoutMs: 30_000, intervalMs: 20, what: '40 acknowledged issues' });
-  proc.kill('SIGKILL');
-  await new Promise((r) => proc.once('exit', r));
+  await server.kill();
   stop = true;
   await Promise.all(workers);
   expect(acknowledged.length).toBeGreaterThanOrEqual(40);
 
-  ({ proc, port } = await start());
+  server = await start();
   try {
     // The folios the kill left reserved by requests that never committed are handed out again
     // (lowest first) once their lease has expired: wait until every lease has run out, then
@@ -98,7 +64,7 @@ it('SIGKILL mid-load loses no acknowledged document and leaves no gap', async ()
       { timeoutMs: LEASE_MS + 30_000, what: 'the leases of the interrupted requests to run out' },
     );
     for (let i = 0; i < 12; i++) {
-      const after = await fetch(`http://127.0.0.1:${port}/api/${issuer.rut}/emitir`, {
+      const after = await fetch(`${server.url}/api/${issuer.rut}/emitir`, {
         method: 'POST',
         headers: { ...bearer(key), 'content-type': 'application/json' },
         body,
@@ -121,7 +87,6 @@ it('SIGKILL mid-load loses no acknowledged document and leaves no gap', async ()
     expect(caf.nextFolio).toBe(folios.length + 1);
     expect(await t.ctx.db.prisma.folioReservation.count({ where: { issuerId: issuer.id } })).toBe(0);
   } finally {
-    proc.kill('SIGTERM');
-    await new Promise((r) => proc.once('exit', r));
+    await server.stop();
   }
 });

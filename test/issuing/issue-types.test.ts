@@ -73,9 +73,7 @@ describe('notes referencing issued documents', () => {
       type: 56,
       receiver: requestFor(33).receiver,
       items: [{ name: 'Intereses por mora', qty: 1, price: 12000 }],
-      refs: [
-        { type: 33, folio: f.folio, date: f.date, reason: 'Intereses por pago fuera de plazo' },
-      ],
+      refs: [{ type: 33, folio: f.folio, date: f.date, reason: 'Intereses por pago fuera de plazo' }],
     });
     const xml = await t.app.inject({ method: 'GET', url: pathOf(body.xml_url) });
     expect(xmllint(xml.rawPayload, 'DTE_v10.xsd').ok).toBe(true);

@@ -5,20 +5,24 @@
  * walking from `enviado` to a final state, failures saved as `pendiente` with a warning and
  * submitted later, never two submissions of one document.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { importCertificate } from '../../src/admin/certificates.ts';
 import { generateTestCertificate } from '../../src/dte/certificate.ts';
+import { runSubmission } from '../../src/issuing/submissions.ts';
 import type { SiiSimulator } from '../../src/sii-simulator/index.ts';
-import { buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
+import { bearer, buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
 import {
   createLiveIssuer,
   estadoOf,
   eventually,
   type LiveIssuer,
+  liveEnv,
   startLiveApp,
   startSimulator,
 } from '../helpers/live.ts';
 import { factura, RECEIVER, requestFor } from '../helpers/requests.ts';
+import { startServer } from '../helpers/server.ts';
+import { manualClock, waitFor } from '../helpers/time.ts';
 
 let sim: SiiSimulator;
 let url: string;
@@ -34,6 +38,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
   await sim?.close();
+});
+
+// A fault never outlives its test, even one that failed half-way.
+afterEach(() => {
+  sim.clearFaults();
 });
 
 async function issue(body: Record<string, unknown>, l: LiveIssuer = live, app: TestApp = t) {
@@ -58,9 +67,14 @@ function uploadsOf(rut: string, type: number, folio: number) {
     .filter((u) => u.companyRut === rut && u.documents.some((d) => d.type === type && d.folio === folio));
 }
 
-describe('each document type reaches aceptado', () => {
-  const accepted: Record<number, { folio: number; date: string; total: number }> = {};
+/** A factura of `live`, issued and accepted (for the notes that refer to one). */
+async function acceptedFactura() {
+  const body = await issue(factura());
+  expect(await settledEstado(33, body.folio)).toBe('aceptado');
+  return { folio: body.folio as number, date: body.date as string, total: body.totals.total as number };
+}
 
+describe('each document type reaches aceptado', () => {
   it.each([33, 34, 39, 41, 46, 52])('type %i', async (type) => {
     const body = await issue(requestFor(type));
     expect(body).toMatchObject({ ok: true, env: 'live', estado_sii: 'enviado' });
@@ -68,14 +82,13 @@ describe('each document type reaches aceptado', () => {
     expect(body.sii).toMatchObject({ track_id: body.track_id });
     expect(body.warning).toBeUndefined();
     expect(await settledEstado(type, body.folio)).toBe('aceptado');
-    accepted[type] = { folio: body.folio, date: body.date, total: body.totals.total };
     const uploads = uploadsOf(live.rut, type, body.folio);
     expect(uploads).toHaveLength(1);
     expect(uploads[0]!.channel).toBe(type === 39 || type === 41 ? 'boleta-rest' : 'dteupload');
   });
 
   it('a debit note (56) on the accepted factura', async () => {
-    const f = accepted[33]!;
+    const f = await acceptedFactura();
     const body = await issue({
       type: 56,
       receiver: RECEIVER,
@@ -86,7 +99,7 @@ describe('each document type reaches aceptado', () => {
   });
 
   it('a credit note (61) voiding the factura is accepted and then marks the factura anulado', async () => {
-    const f = accepted[33]!;
+    const f = await acceptedFactura();
     const original = factura() as { receiver: { rut: string; name: string }; items: unknown[] };
     const body = await issue({
       type: 61,
@@ -168,7 +181,6 @@ describe('failures on the way to the SII', () => {
     expect(xml.statusCode).toBe(200);
     expect(await settledEstado(33, body.folio)).toBe('aceptado');
     expect(uploadsOf(live.rut, 33, body.folio)).toHaveLength(1);
-    sim.clearFaults();
   });
 
   it('a timeout after the SII received the upload: asked before re-sending, one submission only', async () => {
@@ -182,9 +194,11 @@ describe('failures on the way to the SII', () => {
     const doc = await t.ctx.db.prisma.document.findFirstOrThrow({
       where: { issuerId: live.issuer.id, type: 33, folio: body.folio },
     });
-    // The track id the SII gave the first (unanswered) upload, learnt afterwards or never needed.
-    if (doc.trackId) expect(doc.trackId).toBe(uploads[0]!.trackId);
-    sim.clearFaults();
+    // The track id the SII gave the first (unanswered) upload is learnt afterwards: the user
+    // sees it on the accepted document.
+    expect(doc.trackId).toBe(uploads[0]!.trackId);
+    const listed = await t.as(live.key).get(`/api/${live.rut}/emisiones?tipo_dte=33&q=${body.folio}`);
+    expect(listed.json().data[0]).toMatchObject({ folio: body.folio, track_id: uploads[0]!.trackId });
   });
 
   it('a 500 from the upload is retried without a second submission', async () => {
@@ -193,7 +207,6 @@ describe('failures on the way to the SII', () => {
     expect(body.estado_sii).toBe('pendiente');
     expect(await settledEstado(46, body.folio)).toBe('aceptado');
     expect(uploadsOf(live.rut, 46, body.folio)).toHaveLength(1);
-    sim.clearFaults();
   });
 
   it('expired tokens are renewed without the caller noticing', async () => {
@@ -252,7 +265,7 @@ describe('resubmit (POST /api/emision_reenviar)', () => {
     expect(uploadsOf(live.rut, 34, body.folio)).toHaveLength(1);
 
     const sandbox = await createTestIssuer(t.ctx);
-    const sandboxKey = { authorization: `Bearer ${await createTestKey(t.ctx, sandbox.rut)}` };
+    const sandboxKey = bearer(await createTestKey(t.ctx, sandbox.rut));
     const issued = await t.app.inject({
       method: 'POST',
       url: `/api/${sandbox.rut}/emitir`,
@@ -369,13 +382,7 @@ describe('folios_sii in live', () => {
 
 describe('422 before anything is consumed', () => {
   it('no certificate, a certificate not yet valid, no SII resolution, no CAF for the type', async () => {
-    const post = (rut: string, key: string, body: unknown) =>
-      t.app.inject({
-        method: 'POST',
-        url: `/api/${rut}/emitir`,
-        headers: { authorization: `Bearer ${key}` },
-        payload: body as object,
-      });
+    const post = (rut: string, key: string, body: unknown) => t.as(key).post(`/api/${rut}/emitir`, body);
 
     const noCert = await createTestIssuer(t.ctx, { ambiente: 1 });
     const noCertKey = await createTestKey(t.ctx, noCert.rut);
@@ -427,16 +434,96 @@ describe('422 before anything is consumed', () => {
       await importCertificate(clocked.ctx, { rut: issuer.rut, p12, password });
       now += 40 * 86_400_000;
       const key = await createTestKey(clocked.ctx, issuer.rut);
-      const res = await clocked.app.inject({
-        method: 'POST',
-        url: `/api/${issuer.rut}/emitir`,
-        headers: { authorization: `Bearer ${key}` },
-        payload: factura(),
-      });
+      const res = await clocked.as(key).post(`/api/${issuer.rut}/emitir`, factura());
       expect(res.statusCode).toBe(422);
       expect(res.json().code).toBe('CERTIFICATE_EXPIRED');
     } finally {
       await clocked.close();
     }
+  });
+});
+
+describe('README promises of the live path', () => {
+  it('emision_estado_dte answers 502 SII_UNAVAILABLE when the SII cannot be reached, and keeps the stored state', async () => {
+    const body = await issue(requestFor(34));
+    expect(await settledEstado(34, body.folio)).toBe('aceptado');
+    sim.setFault({ kind: 'down' });
+    const res = await t.as(live.key).post(`/api/${live.rut}/emision_estado_dte`, { type: 34, folio: body.folio });
+    expect(res.statusCode, res.body).toBe(502);
+    expect(res.json()).toMatchObject({ ok: false, code: 'SII_UNAVAILABLE' });
+    expect(res.json().request_id).toBe(res.headers['x-request-id']);
+    expect(await estadoOf(t, live.rut, 34, body.folio)).toBe('aceptado');
+  });
+
+  it('resubmitting a rechazado document sends the same signed DTE in a new envelope, same folio', async () => {
+    const body = await issue(factura({ receiver: { ...RECEIVER, rut: '11111111-1' } }));
+    expect(await settledEstado(33, body.folio)).toBe('rechazado');
+    const before = await t.ctx.db.prisma.document.findFirstOrThrow({
+      where: { issuerId: live.issuer.id, type: 33, folio: body.folio },
+    });
+    const res = await t.as(live.key).post('/api/emision_reenviar', { rut: live.rut, type: 33, folio: body.folio });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ ok: true, folio: body.folio, estado_sii: 'enviado' });
+    const uploads = uploadsOf(live.rut, 33, body.folio);
+    expect(uploads).toHaveLength(2);
+    expect(res.json().track_id).toBe(uploads[1]!.trackId);
+    expect(uploads[1]!.trackId).not.toBe(uploads[0]!.trackId);
+    const after = await t.ctx.db.prisma.document.findUniqueOrThrow({ where: { id: before.id } });
+    expect(Buffer.from(after.signedXml).equals(Buffer.from(before.signedXml))).toBe(true);
+    const submissions = await t.ctx.db.prisma.submission.findMany({ where: { documentId: before.id } });
+    expect(submissions).toHaveLength(2);
+    expect(submissions[0]!.envelopeSha256).not.toBe(submissions[1]!.envelopeSha256);
+    // The SII still refuses this receiver: the new envelope ends rechazado too, and nothing
+    // else was issued for it.
+    expect(await settledEstado(33, body.folio)).toBe('rechazado');
+    expect(await t.ctx.db.prisma.document.count({ where: { issuerId: live.issuer.id, folio: body.folio } })).toBe(1);
+  });
+
+  it('a process killed mid-upload: the next worker asks the SII first, never uploads twice, and learns the track id', async () => {
+    // The SII receives the upload but the answer never comes; the server is killed meanwhile.
+    sim.setFault({ kind: 'timeout-after-receipt', paths: ['/cgi_dte/UPL/DTEUpload'], count: 1 });
+    const server = await startServer(t, liveEnv(sim, url, { JOBS_ENABLED: 'false', SII_TIMEOUT_MS: '120000' }));
+    const uploadsBefore = sim.uploads().filter((u) => u.companyRut === live.rut).length;
+    const pending = fetch(`${server.url}/api/${live.rut}/emitir`, {
+      method: 'POST',
+      headers: { ...live.auth, 'content-type': 'application/json' },
+      body: JSON.stringify(requestFor(52)),
+    }).catch(() => null);
+    await waitFor(() => sim.uploads().filter((u) => u.companyRut === live.rut).length > uploadsBefore, {
+      what: 'the SII receiving the upload',
+    });
+    await server.kill();
+    expect(await pending).toBeNull();
+
+    const upload = sim
+      .uploads()
+      .filter((u) => u.companyRut === live.rut)
+      .at(-1)!;
+    const folio = upload.documents[0]!.folio;
+    const doc = await t.ctx.db.prisma.document.findFirstOrThrow({
+      where: { issuerId: live.issuer.id, type: 52, folio },
+    });
+    expect(doc.estadoSii).toBe('pendiente');
+    const submission = await t.ctx.db.prisma.submission.findFirstOrThrow({ where: { documentId: doc.id } });
+    // The trace the dead process left: marked as being uploaded, under its lease.
+    expect(submission.state).toBe('sending');
+
+    // Another worker, once the dead one's lease is over (its clock moved past it).
+    const clock = manualClock(new Date(Date.now() + 4 * 60_000));
+    const worker = await buildTestApp({
+      env: liveEnv(sim, url, { JOBS_ENABLED: 'false' }),
+      shareDatabaseOf: t,
+      clock,
+    });
+    for (let i = 0; i < 20; i++) {
+      const step = await runSubmission(worker.ctx, submission.id, { force: true });
+      if (step?.submission.state === 'done') break;
+      clock.advance(1_000);
+    }
+    const after = await t.ctx.db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } });
+    expect(after.estadoSii).toBe('aceptado');
+    expect(after.trackId).toBe(upload.trackId);
+    expect(uploadsOf(live.rut, 52, folio)).toHaveLength(1);
+    await worker.close();
   });
 });
