@@ -83,10 +83,20 @@ export function keyClient(app: FastifyInstance, key: string): KeyClient {
 }
 
 const open: TestApp[] = [];
+const afterApps: Array<() => Promise<void>> = [];
+
+/**
+ * Closes `close` after the file's apps are closed (a simulator the apps talk to: it must
+ * outlive their background jobs).
+ */
+export function closeAfterApps(close: () => Promise<void>): void {
+  afterApps.push(close);
+}
 
 afterAll(async () => {
   // Reverse order: an instance sharing another's database closes before that database drops.
   for (const t of open.splice(0).reverse()) await t.close();
+  for (const close of afterApps.splice(0).reverse()) await close();
 });
 
 export async function buildTestApp(

@@ -7,13 +7,15 @@ import { importCertificate } from '../../src/admin/certificates.ts';
 import { generateTestCertificate } from '../../src/dte/certificate.ts';
 import type { Issuer } from '../../src/generated/prisma/client.ts';
 import { createSiiSimulator, type SiiSimulator } from '../../src/sii-simulator/index.ts';
-import { bearer, buildTestApp, createTestIssuer, createTestKey, type TestApp } from './app.ts';
+import { bearer, buildTestApp, closeAfterApps, createTestIssuer, createTestKey, type TestApp } from './app.ts';
 import { waitFor } from './time.ts';
 
 export const SENDER_RUT = '13185095-6';
 
+/** A simulator on a random port, closed after the file's apps (see closeAfterApps). */
 export async function startSimulator(stepDelayMs = 20): Promise<{ sim: SiiSimulator; url: string }> {
   const sim = createSiiSimulator({ stepDelayMs });
+  closeAfterApps(() => sim.close());
   const { url } = await sim.listen(0);
   return { sim, url };
 }

@@ -5,7 +5,7 @@
  * walking from `enviado` to a final state, failures saved as `pendiente` with a warning and
  * submitted later, never two submissions of one document.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { importCertificate } from '../../src/admin/certificates.ts';
 import { generateTestCertificate } from '../../src/dte/certificate.ts';
 import { runSubmission } from '../../src/issuing/submissions.ts';
@@ -33,11 +33,6 @@ beforeAll(async () => {
   ({ sim, url } = await startSimulator());
   t = await startLiveApp(sim, url);
   live = await createLiveIssuer(t, sim, [33, 34, 39, 41, 46, 52, 56, 61]);
-});
-
-afterAll(async () => {
-  await t?.close();
-  await sim?.close();
 });
 
 // A fault never outlives its test, even one that failed half-way.
@@ -363,20 +358,16 @@ describe('folios_sii in live', () => {
       },
       shareDatabaseOf: t,
     });
-    try {
-      const before = await t.ctx.db.prisma.caf.count({ where: { issuerId: live.issuer.id } });
-      const res = await untrusting.app.inject({
-        method: 'POST',
-        url: `/api/${live.rut}/folios_sii`,
-        headers: live.auth,
-        payload: { tipo_dte: 33, cantidad: 5 },
-      });
-      expect(res.statusCode).toBe(422);
-      expect(res.json().code).toBe('CAF_SIGNATURE_INVALID');
-      expect(await t.ctx.db.prisma.caf.count({ where: { issuerId: live.issuer.id } })).toBe(before);
-    } finally {
-      await untrusting.close();
-    }
+    const before = await t.ctx.db.prisma.caf.count({ where: { issuerId: live.issuer.id } });
+    const res = await untrusting.app.inject({
+      method: 'POST',
+      url: `/api/${live.rut}/folios_sii`,
+      headers: live.auth,
+      payload: { tipo_dte: 33, cantidad: 5 },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().code).toBe('CAF_SIGNATURE_INVALID');
+    expect(await t.ctx.db.prisma.caf.count({ where: { issuerId: live.issuer.id } })).toBe(before);
   });
 });
 
@@ -428,18 +419,14 @@ describe('422 before anything is consumed', () => {
       shareDatabaseOf: t,
       env: { JOBS_ENABLED: 'false' },
     });
-    try {
-      const issuer = await createTestIssuer(clocked.ctx, { ambiente: 1 });
-      const { p12, password } = generateTestCertificate({ holderRut: '13185095-6', name: 'CADUCA', validDays: 30 });
-      await importCertificate(clocked.ctx, { rut: issuer.rut, p12, password });
-      now += 40 * 86_400_000;
-      const key = await createTestKey(clocked.ctx, issuer.rut);
-      const res = await clocked.as(key).post(`/api/${issuer.rut}/emitir`, factura());
-      expect(res.statusCode).toBe(422);
-      expect(res.json().code).toBe('CERTIFICATE_EXPIRED');
-    } finally {
-      await clocked.close();
-    }
+    const issuer = await createTestIssuer(clocked.ctx, { ambiente: 1 });
+    const { p12, password } = generateTestCertificate({ holderRut: '13185095-6', name: 'CADUCA', validDays: 30 });
+    await importCertificate(clocked.ctx, { rut: issuer.rut, p12, password });
+    now += 40 * 86_400_000;
+    const key = await createTestKey(clocked.ctx, issuer.rut);
+    const res = await clocked.as(key).post(`/api/${issuer.rut}/emitir`, factura());
+    expect(res.statusCode).toBe(422);
+    expect(res.json().code).toBe('CERTIFICATE_EXPIRED');
   });
 });
 
@@ -524,6 +511,5 @@ describe('README promises of the live path', () => {
     expect(after.estadoSii).toBe('aceptado');
     expect(after.trackId).toBe(upload.trackId);
     expect(uploadsOf(live.rut, 52, folio)).toHaveLength(1);
-    await worker.close();
   });
 });
