@@ -11,6 +11,8 @@ export interface ServerProcess {
   proc: ChildProcess;
   port: number;
   url: string;
+  /** Everything the server wrote on stdout so far (its log lines and the first-start banner). */
+  output(): string;
   /** SIGKILL, as a crash: nothing is cleaned up. */
   kill(): Promise<void>;
   /** SIGTERM and wait for the exit. */
@@ -47,13 +49,11 @@ export async function startServer(t: TestApp, env: Record<string, string> = {}):
     },
     { timeoutMs: 60_000, what: 'the server listening' },
   );
-  proc.stdout?.off('data', collect);
-  proc.stdout?.resume();
   const url = `http://127.0.0.1:${port}`;
   await waitFor(async () => (await fetch(`${url}/health`)).ok, { timeoutMs: 60_000, what: 'the server healthy' });
   const end = async (signal: NodeJS.Signals) => {
     if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
     await exited;
   };
-  return { proc, port, url, kill: () => end('SIGKILL'), stop: () => end('SIGTERM') };
+  return { proc, port, url, output: () => out, kill: () => end('SIGKILL'), stop: () => end('SIGTERM') };
 }
