@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { generateSandboxRange } from '../../src/issuing/folios.ts';
 import { buildTestApp, createTestKey, createTestTenant, type KeyClient, type TestApp } from '../helpers/app.ts';
 import { factura, RECEIVER } from '../helpers/requests.ts';
+import { manualClock } from '../helpers/time.ts';
 
 let t: TestApp;
 let rut: string;
@@ -180,5 +181,25 @@ describe('references and voiding', () => {
       refs: [{ type: 801, folio: 4500012345, date: '2026-01-01', reason: 'Orden de compra' }],
     });
     expect(oc.statusCode, oc.body).toBe(200);
+  });
+});
+
+describe('the default date', () => {
+  it.each([
+    // Summer (UTC−3): 22:30 in Santiago is already 01:30 of the next day in UTC.
+    ['2026-11-24T01:30:00Z', '2026-11-23'],
+    // Winter (UTC−4): 23:59 in Santiago, 03:59 UTC of the next day.
+    ['2026-07-15T03:59:00Z', '2026-07-14'],
+    // 21:00 sharp in Santiago (summer), and just after midnight: the date has moved.
+    ['2026-11-24T00:00:00Z', '2026-11-23'],
+    ['2026-11-24T03:00:30Z', '2026-11-24'],
+  ])('issued at %s (UTC) the document is dated %s, the day in Santiago', async (at, expected) => {
+    const clocked = await buildTestApp({ clock: manualClock(at), shareDatabaseOf: t });
+    const { rut: r, api: k } = await createTestTenant(clocked);
+    const res = await k.post(`/api/${r}/emitir`, factura());
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().date).toBe(expected);
+    const xml = await k.get(`/api/${r}/xml/33/${res.json().folio}`);
+    expect(xml.rawPayload.toString('latin1')).toContain(`<FchEmis>${expected}</FchEmis>`);
   });
 });
