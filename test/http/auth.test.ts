@@ -2,7 +2,6 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { deactivateIssuer } from '../../src/admin/issuers.ts';
 import { revokeApiKey, listApiKeys } from '../../src/admin/api-keys.ts';
 import {
-  bearer,
   buildTestApp,
   createTestIssuer,
   createTestKey,
