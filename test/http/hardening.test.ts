@@ -90,7 +90,10 @@ describe('Idempotency-Key', () => {
     const clock = manualClock();
     const crashed = await buildTestApp({ clock, shareDatabaseOf: t });
     const { issuer, key: k } = await createTestTenant(crashed);
-    const { first } = await claimStillRunning(crashed.as(k), issuer.rut, 'crash-1', { keepDocument: true });
+    const { first } = await claimStillRunning(crashed.as(k), issuer.rut, 'crash-1', {
+      keepDocument: true,
+      lockedAt: clock(),
+    });
     // The dead process's claim is taken over once it is a minute old.
     clock.advance(61_000);
     const retry = await crashed.as(k).post(`/api/${issuer.rut}/emitir`, factura(), { 'idempotency-key': 'crash-1' });
@@ -272,7 +275,12 @@ describe('secrets', () => {
  * fingerprint is the real one), then set back to `in_progress`; `keepDocument` keeps the link
  * to the document it committed (a crash between the commit and the answer).
  */
-async function claimStillRunning(api: KeyClient, rut: string, key: string, opts: { keepDocument?: boolean } = {}) {
+async function claimStillRunning(
+  api: KeyClient,
+  rut: string,
+  key: string,
+  opts: { keepDocument?: boolean; lockedAt?: Date } = {},
+) {
   const first = await api.post(`/api/${rut}/emitir`, factura(), { 'idempotency-key': key });
   expect(first.statusCode, first.body).toBe(200);
   const row = await t.ctx.db.prisma.idempotencyKey.findFirstOrThrow({ where: { key } });
@@ -282,7 +290,7 @@ async function claimStillRunning(api: KeyClient, rut: string, key: string, opts:
       status: 'in_progress',
       responseStatus: null,
       responseBody: Prisma.DbNull,
-      lockedAt: new Date(),
+      lockedAt: opts.lockedAt ?? new Date(),
       ...(!opts.keepDocument && { documentId: null }),
     },
   });

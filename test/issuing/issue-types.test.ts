@@ -102,3 +102,19 @@ describe('notes referencing issued documents', () => {
     expect(factura.estado_sii).toBe('anulado');
   });
 });
+
+describe('status in sandbox', () => {
+  it('emision_estado_dte answers the stored state with sii null: nothing is asked to the SII', async () => {
+    const body = await issue(requestFor(33));
+    const res = await api.post(`/api/${rut}/emision_estado_dte`, { type: 33, folio: body.folio });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual({
+      ok: true,
+      type: 33,
+      folio: body.folio,
+      env: 'sandbox',
+      estado_sii: 'local',
+      sii: null,
+    });
+  });
+});

@@ -215,35 +215,41 @@ describe('failures on the way to the SII', () => {
 
 describe('resubmit (POST /api/emision_reenviar)', () => {
   it('sends a pending document now, never with a new folio or signature', async () => {
+    // An instance without background jobs, on its own database: no worker can take the
+    // submission between the test's steps, so "now" is the resubmit call itself.
+    const quiet = await startLiveApp(sim, url, { env: { JOBS_ENABLED: 'false' } });
+    const own = await createLiveIssuer(quiet, sim, [33]);
+    const api = quiet.as(own.key);
     sim.setFault({ kind: 'down', paths: ['/cgi_dte/UPL/DTEUpload'] });
-    const body = await issue(factura());
+    const issued = await api.post(`/api/${own.rut}/emitir`, factura());
+    const body = issued.json();
     expect(body.estado_sii).toBe('pendiente');
-    const before = await t.ctx.db.prisma.document.findFirstOrThrow({
-      where: { issuerId: live.issuer.id, type: 33, folio: body.folio },
+    const before = await quiet.ctx.db.prisma.document.findFirstOrThrow({
+      where: { issuerId: own.issuer.id, type: 33, folio: body.folio },
     });
-    const stillDown = await t.app.inject({
-      method: 'POST',
-      url: '/api/emision_reenviar',
-      headers: live.auth,
-      payload: { rut: live.rut, type: 33, folio: body.folio },
-    });
+    const resend = () => api.post('/api/emision_reenviar', { rut: own.rut, type: 33, folio: body.folio });
+    const stillDown = await resend();
     expect(stillDown.statusCode).toBe(200);
     expect(stillDown.json()).toMatchObject({ ok: true, folio: body.folio, estado_sii: 'pendiente', track_id: '' });
     expect(stillDown.json().warning).toBeDefined();
     sim.clearFaults();
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/emision_reenviar',
-      headers: live.auth,
-      payload: { rut: live.rut, type: 33, folio: body.folio },
-    });
+    const res = await resend();
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ ok: true, env: 'live', folio: body.folio, estado_sii: 'enviado' });
     expect(res.json().track_id).toMatch(/^\d{10}$/);
-    const after = await t.ctx.db.prisma.document.findUniqueOrThrow({ where: { id: before.id } });
+    const after = await quiet.ctx.db.prisma.document.findUniqueOrThrow({ where: { id: before.id } });
     expect(Buffer.from(after.signedXml).equals(Buffer.from(before.signedXml))).toBe(true);
-    expect(await settledEstado(33, body.folio)).toBe('aceptado');
-    expect(uploadsOf(live.rut, 33, body.folio)).toHaveLength(1);
+    // No jobs here: ask the SII until it has processed the upload.
+    const status = await waitFor(
+      async () => {
+        const r = await api.post(`/api/${own.rut}/emision_estado_dte`, { type: 33, folio: body.folio });
+        const answer = r.json() as { estado_sii: string; sii: { track_id: string } };
+        return answer.estado_sii === 'aceptado' ? answer : null;
+      },
+      { what: 'the resubmitted factura accepted' },
+    );
+    expect(status.sii.track_id).toBe(res.json().track_id);
+    expect(uploadsOf(own.rut, 33, body.folio)).toHaveLength(1);
   });
 
   it('an accepted document is not sent again; another issuer, a sandbox document and an unknown folio are refused', async () => {

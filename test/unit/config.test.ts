@@ -4,8 +4,12 @@
  * before it touches a database.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../../src/config.ts';
+import { ConfigError, configSchema, parseConfig } from '../../src/config.ts';
+import { resolveMasterKey } from '../../src/db/secrets.ts';
 
 const BAD = {
   PORT: '70000',
@@ -43,5 +47,30 @@ describe('invalid configuration', () => {
 
   it('a valid configuration passes', () => {
     expect(parseConfig({ PORT: '3114', LOG_LEVEL: 'warn' })).toMatchObject({ PORT: 3114, LOG_LEVEL: 'warn' });
+  });
+});
+
+describe('documented configuration', () => {
+  it('.env.example documents every key the service reads', () => {
+    const example = readFileSync('.env.example', 'utf8');
+    const documented = new Set([...example.matchAll(/^#?\s*([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]));
+    const missing = Object.keys(configSchema.shape).filter((k) => !documented.has(k));
+    expect(missing).toEqual([]);
+  });
+
+  it('without TIMBRE_MASTER_KEY a key is generated once under the data directory (0600) and then reused', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'timbre-master-'));
+    try {
+      const first = resolveMasterKey(undefined, dir);
+      expect(first.source).toBe(join(dir, 'master.key'));
+      expect(first.key).toHaveLength(32);
+      expect(statSync(join(dir, 'master.key')).mode & 0o777).toBe(0o600);
+      expect(resolveMasterKey(undefined, dir).key.equals(first.key)).toBe(true);
+      // A configured key wins over the file.
+      const configured = Buffer.alloc(32, 9);
+      expect(resolveMasterKey(configured.toString('base64'), dir).key.equals(configured)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
