@@ -73,12 +73,13 @@ export async function buildSubmissionEnvelope(
   issuer: Issuer,
   signedXml: Uint8Array,
   type: number,
+  at: Date = ctx.clock(),
 ): Promise<Buffer> {
   const { cert } = await signingCertificate(ctx, issuer, true);
   return buildEnvelope(
     envelopeKindOf(type),
     [{ type, signedXml }],
-    caratulaOf(issuer, cert.holderRut ?? '', santiagoTimestamp(ctx.clock())),
+    caratulaOf(issuer, cert.holderRut ?? '', santiagoTimestamp(at)),
     cert,
   );
 }
@@ -107,7 +108,21 @@ export async function createSubmission(
   ctx: AppContext,
   input: { issuer: Issuer; document: Pick<Document, 'id' | 'type' | 'signedXml'> },
 ): Promise<Submission> {
-  const envelope = await buildSubmissionEnvelope(ctx, input.issuer, input.document.signedXml, input.document.type);
+  // The new envelope must not be byte-identical to an earlier one of this document: DTEUpload
+  // would answer STATUS 99 with the old (rejected) track id instead of taking it. Its only
+  // varying part is the signing timestamp, in whole seconds, so a resubmit within the same
+  // second as the previous envelope is stamped a second later.
+  const earlier = await ctx.db.prisma.submission.findMany({
+    where: { documentId: input.document.id },
+    select: { envelopeSha256: true },
+  });
+  const taken = new Set(earlier.map((e) => e.envelopeSha256));
+  let at = ctx.clock();
+  let envelope = await buildSubmissionEnvelope(ctx, input.issuer, input.document.signedXml, input.document.type, at);
+  while (taken.has(createHash('sha256').update(envelope).digest('hex'))) {
+    at = new Date(at.getTime() + 1000);
+    envelope = await buildSubmissionEnvelope(ctx, input.issuer, input.document.signedXml, input.document.type, at);
+  }
   return ctx.db.prisma.$transaction((tx) => insertSubmission(tx, input.issuer, input.document, envelope));
 }
 

@@ -449,12 +449,24 @@ describe('README promises of the live path', () => {
   });
 
   it('resubmitting a rechazado document sends the same signed DTE in a new envelope, same folio', async () => {
-    const body = await issue(factura({ receiver: { ...RECEIVER, rut: '11111111-1' } }));
+    // Issued and resubmitted through an instance whose clock stands still, so both envelopes
+    // are signed within the same second (the SII simulator rejects fast): the new envelope
+    // must still differ from the rejected one, or DTEUpload would answer it as already received.
+    const frozen = await buildTestApp({
+      env: liveEnv(sim, url, { JOBS_ENABLED: 'false' }),
+      shareDatabaseOf: t,
+      clock: manualClock(),
+    });
+    const issued = await frozen
+      .as(live.key)
+      .post(`/api/${live.rut}/emitir`, factura({ receiver: { ...RECEIVER, rut: '11111111-1' } }));
+    expect(issued.statusCode, issued.body).toBe(200);
+    const body = issued.json();
     expect(await settledEstado(33, body.folio)).toBe('rechazado');
     const before = await t.ctx.db.prisma.document.findFirstOrThrow({
       where: { issuerId: live.issuer.id, type: 33, folio: body.folio },
     });
-    const res = await t.as(live.key).post('/api/emision_reenviar', { rut: live.rut, type: 33, folio: body.folio });
+    const res = await frozen.as(live.key).post('/api/emision_reenviar', { rut: live.rut, type: 33, folio: body.folio });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ ok: true, folio: body.folio, estado_sii: 'enviado' });
     const uploads = uploadsOf(live.rut, 33, body.folio);
@@ -469,7 +481,9 @@ describe('README promises of the live path', () => {
     // The SII still refuses this receiver: the new envelope ends rechazado too, and nothing
     // else was issued for it.
     expect(await settledEstado(33, body.folio)).toBe('rechazado');
-    expect(await t.ctx.db.prisma.document.count({ where: { issuerId: live.issuer.id, folio: body.folio } })).toBe(1);
+    expect(
+      await t.ctx.db.prisma.document.count({ where: { issuerId: live.issuer.id, type: 33, folio: body.folio } }),
+    ).toBe(1);
   });
 
   it('a process killed mid-upload: the next worker asks the SII first, never uploads twice, and learns the track id', async () => {
