@@ -3,6 +3,7 @@
  * server of DATABASE_URL. A template database is migrated once; each test file clones it
  * (CREATE DATABASE … TEMPLATE, ~0.1 s) so files never see each other's rows.
  */
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
@@ -25,9 +26,10 @@ function withDatabase(url: string, db: string): string {
 }
 
 export default async function setup(project: TestProject) {
-  // Database names carry the run's pid, so concurrent runs (several terminals, helpers) on one
-  // server leave each other alone and only leftovers of dead runs are dropped.
-  const runId = String(process.pid);
+  // Database names carry a random id of this run, so runs sharing one server (several
+  // terminals, CI containers on one DATABASE_URL) never collide, and at the end this run drops
+  // exactly the databases it created — never anybody else's.
+  const runId = randomBytes(6).toString('hex');
   const templateDb = `timbre_tpl_${runId}`;
   let adminUrl: string;
   let release: (() => Promise<void>) | undefined;
@@ -40,14 +42,14 @@ export default async function setup(project: TestProject) {
   }
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  // Leftovers of interrupted earlier runs (their process is gone).
-  const stale = await admin.query<{ datname: string }>(
-    "SELECT datname FROM pg_database WHERE datname LIKE 'timbre_tpl_%' OR datname LIKE 'timbre_t_%'",
+  const leftovers = await admin.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM pg_database WHERE datname LIKE 'timbre\\_tpl\\_%' OR datname LIKE 'timbre\\_t\\_%'",
   );
-  for (const { datname } of stale.rows) {
-    const pid = Number(/^timbre_(?:tpl|t)_(\d+)/.exec(datname)?.[1]);
-    if (pid && isAlive(pid)) continue;
-    await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+  if (leftovers.rows[0]!.n > 0) {
+    // Another run in progress, or one that was killed: not ours to judge, so only reported.
+    console.log(
+      `[global-setup] ${leftovers.rows[0]!.n} test database(s) of other or interrupted runs exist on this server (timbre_tpl_* / timbre_t_*); they are left alone.`,
+    );
   }
   await admin.query(`CREATE DATABASE "${templateDb}"`);
   await applyMigrations(withDatabase(adminUrl, templateDb));
@@ -69,21 +71,13 @@ export default async function setup(project: TestProject) {
   return async () => {
     const c = new pg.Client({ connectionString: adminUrl });
     await c.connect();
+    // Only this run's: its template and the clones named after its id (test/helpers/db.ts).
     const dbs = await c.query<{ datname: string }>(
-      'SELECT datname FROM pg_database WHERE datname = $1 OR datname LIKE $2',
-      [templateDb, `timbre_t_${runId}_%`],
+      'SELECT datname FROM pg_database WHERE datname = $1 OR starts_with(datname, $2)',
+      [templateDb, `timbre_t_${runId}_`],
     );
     for (const { datname } of dbs.rows) await c.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
     await c.end();
     await release?.();
   };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -41,7 +41,8 @@ export function registerRateLimit(app: FastifyInstance, ctx: AppContext): void {
     const mode = request.routeOptions.config?.auth ?? 'none';
     if (mode === 'none') return;
     const bucket = request.auth ? `key:${request.auth.id}` : `ip:${request.ip}`;
-    const now = Date.now();
+    // The injected clock (tests move it to check the window and RateLimit-Reset).
+    const now = ctx.clock().getTime();
     let w = windows.get(bucket);
     if (!w || now - w.start >= WINDOW_MS) {
       w = { start: now, count: 0 };

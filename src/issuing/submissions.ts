@@ -73,12 +73,13 @@ export async function buildSubmissionEnvelope(
   issuer: Issuer,
   signedXml: Uint8Array,
   type: number,
+  at: Date = ctx.clock(),
 ): Promise<Buffer> {
   const { cert } = await signingCertificate(ctx, issuer, true);
   return buildEnvelope(
     envelopeKindOf(type),
     [{ type, signedXml }],
-    caratulaOf(issuer, cert.holderRut ?? '', santiagoTimestamp(ctx.clock())),
+    caratulaOf(issuer, cert.holderRut ?? '', santiagoTimestamp(at)),
     cert,
   );
 }
@@ -107,7 +108,21 @@ export async function createSubmission(
   ctx: AppContext,
   input: { issuer: Issuer; document: Pick<Document, 'id' | 'type' | 'signedXml'> },
 ): Promise<Submission> {
-  const envelope = await buildSubmissionEnvelope(ctx, input.issuer, input.document.signedXml, input.document.type);
+  // The new envelope must not be byte-identical to an earlier one of this document: DTEUpload
+  // would answer STATUS 99 with the old (rejected) track id instead of taking it. Its only
+  // varying part is the signing timestamp, in whole seconds, so a resubmit within the same
+  // second as the previous envelope is stamped a second later.
+  const earlier = await ctx.db.prisma.submission.findMany({
+    where: { documentId: input.document.id },
+    select: { envelopeSha256: true },
+  });
+  const taken = new Set(earlier.map((e) => e.envelopeSha256));
+  let at = ctx.clock();
+  let envelope = await buildSubmissionEnvelope(ctx, input.issuer, input.document.signedXml, input.document.type, at);
+  while (taken.has(createHash('sha256').update(envelope).digest('hex'))) {
+    at = new Date(at.getTime() + 1000);
+    envelope = await buildSubmissionEnvelope(ctx, input.issuer, input.document.signedXml, input.document.type, at);
+  }
   return ctx.db.prisma.$transaction((tx) => insertSubmission(tx, input.issuer, input.document, envelope));
 }
 
@@ -362,10 +377,18 @@ async function resolveAmbiguous(ctx: AppContext, s: Submission, sc: StepContext)
   }
   const estado = estadoOfDocument(status);
   if (estado) {
+    const trackId = s.trackId ?? (await trackIdOfReceivedUpload(ctx, s, sc));
     return {
       state: 'done',
       nextInMs: null,
-      document: { estadoSii: estado, siiCode: status.estado, siiGlosa: status.glosa, lastSubmitError: null },
+      ...(trackId && { submission: { trackId } }),
+      document: {
+        estadoSii: estado,
+        siiCode: status.estado,
+        siiGlosa: status.glosa,
+        lastSubmitError: null,
+        ...(trackId && { trackId }),
+      },
     };
   }
   if (!isNotReceived(status)) {
@@ -389,6 +412,35 @@ async function resolveAmbiguous(ctx: AppContext, s: Submission, sc: StepContext)
   // Not known to the SII as a processed document: send the same bytes again. If the first
   // upload did arrive, DTEUpload answers STATUS 99 with its track id.
   return upload(ctx, { ...s, state: 'queued' }, sc);
+}
+
+/** DTEUpload answers an identical file with STATUS 99 and the first track id for 900 s. */
+const SII_REPEAT_WINDOW_MS = 900_000;
+
+/**
+ * The track id of an upload whose answer never came back, once QueryEstDte says the SII has
+ * the document (QueryEstDte answers no track id). Without it a user sees an accepted live
+ * document with no track id. DTEUpload recognises the very same bytes within 900 s (STATUS 99
+ * with the first track id, see the header): sending them once more is the only way to learn it,
+ * and nothing new is submitted. Outside that window, or for boletas (the REST upload has no
+ * "already received" answer: the same file becomes a new envío), nothing is sent and the track
+ * id stays unknown. Any failure here is only logged: the document's state is already known.
+ */
+async function trackIdOfReceivedUpload(ctx: AppContext, s: Submission, sc: StepContext): Promise<string | null> {
+  if (s.service !== 'dte' || ctx.clock().getTime() - s.createdAt.getTime() >= SII_REPEAT_WINDOW_MS) return null;
+  try {
+    const result = await ctx.sii.upload({
+      service: sc.service,
+      cert: sc.cert,
+      issuerRut: sc.issuer.rut,
+      envelope: Buffer.from(s.envelope),
+      filename: `EnvioDTE_${sc.issuer.rut}_T${sc.document.type}_F${sc.document.folio}.xml`,
+    });
+    return result.status === 99 ? result.trackId : null;
+  } catch (err) {
+    ctx.log.warn({ submission: s.id, reason: describe(err) }, 'could not learn the track id of a received upload');
+    return null;
+  }
 }
 
 async function poll(ctx: AppContext, s: Submission, sc: StepContext): Promise<Outcome> {

@@ -421,9 +421,15 @@ describe('cert import', () => {
 
 describe('caf import', () => {
   const sample = () => readFileSync(fixturePath('sii', 'caf', 'CAF_T33_97975000-5_F1-200_ejemplo_SII.xml'));
+  /** The SII sample CAF is issued to 97975000-5: each test that needs that issuer makes sure it exists. */
+  const SAMPLE_RUT = '97975000-5';
+  async function sampleIssuer() {
+    const list = await cli('issuer', 'list', '--json');
+    if (!list.json().issuers.some((i: { rut: string }) => i.rut === SAMPLE_RUT)) await createIssuer(SAMPLE_RUT);
+  }
 
   it("imports the SII's certification CAF (FRMA verified with the IDK 100 key) and refuses it twice", async () => {
-    await createIssuer('97975000-5');
+    await sampleIssuer();
     const path = join(dir, 'caf.xml');
     writeFileSync(path, sample());
     const r = await cli('caf', 'import', '--rut', '97975000-5', '--file', path, '--json');
@@ -451,8 +457,8 @@ describe('caf import', () => {
       .replace(/<RSASK>[\s\S]*?<\/RSASK>/, `<RSASK>${pem}</RSASK>`);
     const path = join(dir, 'caf-key.xml');
     writeFileSync(path, Buffer.from(text, 'latin1'));
-    const rut = '97975000-5';
-    const r = await cli('caf', 'import', '--rut', rut, '--file', path);
+    await sampleIssuer();
+    const r = await cli('caf', 'import', '--rut', SAMPLE_RUT, '--file', path);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/RSASK|private key/);
   });
@@ -461,7 +467,8 @@ describe('caf import', () => {
     const text = sample().toString('latin1').replace('<H>200</H>', '<H>900</H>');
     const path = join(dir, 'caf-tampered.xml');
     writeFileSync(path, Buffer.from(text, 'latin1'));
-    const r = await cli('caf', 'import', '--rut', '97975000-5', '--file', path);
+    await sampleIssuer();
+    const r = await cli('caf', 'import', '--rut', SAMPLE_RUT, '--file', path);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/FRMA/);
   });
@@ -496,19 +503,30 @@ describe('caf import', () => {
   });
 });
 
+describe('--json errors', () => {
+  it('a refused command with --json prints one JSON error object on stdout, the message on stderr, exit 1', async () => {
+    const r = await cli('key', 'revoke', '--id', '00000000-0000-0000-0000-000000000000', '--json');
+    expect(r.code).toBe(1);
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    expect(r.json()).toEqual({ ok: false, error: expect.stringMatching(/No API key/), code: 'KEY_NOT_FOUND' });
+    expect(r.stderr).toMatch(/No API key/);
+  });
+});
+
 describe('entry point', () => {
-  it('`npm run cli` works as a real process and exits non-zero with a message on errors', () => {
+  it('`npm run cli` works as a real process and exits 1 with a message on errors', async () => {
+    const v = await createIssuer();
     const ok = spawnSync('npm', ['run', '--silent', 'cli', '--', 'issuer', 'list', '--json'], {
       env: { ...process.env, ...env },
       encoding: 'utf8',
     });
     expect(ok.status, ok.stderr).toBe(0);
-    expect(JSON.parse(ok.stdout).issuers.length).toBeGreaterThan(0);
+    expect(JSON.parse(ok.stdout).issuers.map((i: { rut: string }) => i.rut)).toContain(v.rut);
     const bad = spawnSync('npm', ['run', '--silent', 'cli', '--', 'key', 'revoke', '--id', 'nope'], {
       env: { ...process.env, ...env },
       encoding: 'utf8',
     });
-    expect(bad.status).not.toBe(0);
+    expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/No API key/);
   });
 });

@@ -7,12 +7,15 @@ import { importCertificate } from '../../src/admin/certificates.ts';
 import { generateTestCertificate } from '../../src/dte/certificate.ts';
 import type { Issuer } from '../../src/generated/prisma/client.ts';
 import { createSiiSimulator, type SiiSimulator } from '../../src/sii-simulator/index.ts';
-import { buildTestApp, createTestIssuer, createTestKey, type TestApp } from './app.ts';
+import { bearer, buildTestApp, closeAfterApps, createTestIssuer, createTestKey, type TestApp } from './app.ts';
+import { waitFor } from './time.ts';
 
 export const SENDER_RUT = '13185095-6';
 
+/** A simulator on a random port, closed after the file's apps (see closeAfterApps). */
 export async function startSimulator(stepDelayMs = 20): Promise<{ sim: SiiSimulator; url: string }> {
   const sim = createSiiSimulator({ stepDelayMs });
+  closeAfterApps(() => sim.close());
   const { url } = await sim.listen(0);
   return { sim, url };
 }
@@ -65,7 +68,7 @@ export async function createLiveIssuer(t: TestApp, sim: SiiSimulator, types: num
   await importCertificate(t.ctx, { rut: created.rut, p12, password });
   sim.registerIssuer({ rut: created.rut, resolutionDate: '2014-08-22', resolutionNumber: 80 });
   const key = await createTestKey(t.ctx, created.rut, 'owner');
-  const auth = { authorization: `Bearer ${key}` };
+  const auth = bearer(key);
   for (const type of types) {
     const res = await t.app.inject({
       method: 'POST',
@@ -79,20 +82,9 @@ export async function createLiveIssuer(t: TestApp, sim: SiiSimulator, types: num
   return { issuer, rut: created.rut, key, auth };
 }
 
-/** Polls until `check` returns a value (or fails after `ms`). */
-export async function eventually<T>(check: () => Promise<T | null | undefined | false>, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** Polls until `check` returns a value (or fails after `ms`): `waitFor` with a timeout. */
+export function eventually<T>(check: () => Promise<T | null | undefined | false>, ms = 15_000): Promise<T> {
+  return waitFor(check, { timeoutMs: ms, intervalMs: 100 });
 }
 
 /** The document's estado_sii as stored. */

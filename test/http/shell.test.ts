@@ -1,19 +1,14 @@
 /** The HTTP shell: error envelope on every error, request ids, body limits (DESIGN §5). */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, createTestTenant, type KeyClient, type TestApp } from '../helpers/app.ts';
 
 let t: TestApp;
 let rut: string;
-let key: string;
+let api: KeyClient;
 
 beforeAll(async () => {
   t = await buildTestApp();
-  rut = (await createTestIssuer(t.ctx)).rut;
-  key = await createTestKey(t.ctx, rut, 'owner');
-});
-
-afterAll(async () => {
-  await t.close();
+  ({ rut, api } = await createTestTenant(t));
 });
 
 function expectEnvelope(res: { json(): any; headers: Record<string, unknown> }, code: string) {
@@ -32,11 +27,7 @@ describe('error envelope', () => {
   });
 
   it('wrong method on a known path → 405 with Allow', async () => {
-    const res = await t.app.inject({
-      method: 'DELETE',
-      url: `/api/${rut}/emisiones`,
-      headers: { authorization: `Bearer ${key}` },
-    });
+    const res = await api.inject({ method: 'DELETE', url: `/api/${rut}/emisiones` });
     expect(res.statusCode).toBe(405);
     expect(res.headers.allow).toContain('GET');
     expectEnvelope(res, 'METHOD_NOT_ALLOWED');
@@ -46,10 +37,10 @@ describe('error envelope', () => {
   });
 
   it('malformed JSON → 400 INVALID_JSON', async () => {
-    const res = await t.app.inject({
+    const res = await api.inject({
       method: 'POST',
       url: `/api/${rut}/emitir`,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json' },
       payload: '{"type": 33, "items": [',
     });
     expect(res.statusCode).toBe(400);
@@ -57,10 +48,10 @@ describe('error envelope', () => {
   });
 
   it('wrong content type → 400', async () => {
-    const res = await t.app.inject({
+    const res = await api.inject({
       method: 'POST',
       url: `/api/${rut}/emitir`,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain' },
+      headers: { 'content-type': 'text/plain' },
       payload: 'type=33',
     });
     expect(res.statusCode).toBe(400);
@@ -68,10 +59,10 @@ describe('error envelope', () => {
   });
 
   it('a body over 1 MiB → 413', async () => {
-    const res = await t.app.inject({
+    const res = await api.inject({
       method: 'POST',
       url: `/api/${rut}/emitir`,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json' },
       payload: JSON.stringify({ type: 33, pad: 'x'.repeat(1024 * 1024) }),
     });
     expect(res.statusCode).toBe(413);
@@ -79,7 +70,6 @@ describe('error envelope', () => {
   });
 
   it('query validation names the parameter: limit 1..100, real dates', async () => {
-    const auth = { authorization: `Bearer ${key}` };
     for (const [query, path] of [
       ['limit=0', 'limit'],
       ['limit=101', 'limit'],
@@ -91,7 +81,7 @@ describe('error envelope', () => {
       ['estado_sii=ok', 'estado_sii'],
       ['desde=2026-05-01&hasta=2026-04-01', 'desde'],
     ] as const) {
-      const res = await t.app.inject({ method: 'GET', url: `/api/${rut}/emisiones?${query}`, headers: auth });
+      const res = await api.get(`/api/${rut}/emisiones?${query}`);
       expect(res.statusCode, query).toBe(400);
       expectEnvelope(res, 'VALIDATION_FAILED');
       expect(
@@ -99,14 +89,10 @@ describe('error envelope', () => {
         query,
       ).toContain(path);
     }
-    const unknown = await t.app.inject({ method: 'GET', url: `/api/${rut}/emisiones?colour=red`, headers: auth });
+    const unknown = await api.get(`/api/${rut}/emisiones?colour=red`);
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json().error).toMatch(/colour/);
-    const ok = await t.app.inject({
-      method: 'GET',
-      url: `/api/${rut}/emisiones?limit=100&page=2&desde=2024-02-29`,
-      headers: auth,
-    });
+    const ok = await api.get(`/api/${rut}/emisiones?limit=100&page=2&desde=2024-02-29`);
     expect(ok.statusCode).toBe(200);
     expect(ok.json()).toMatchObject({ ok: true, page: 2, limit: 100 });
   });

@@ -2,7 +2,7 @@
  * Tenant isolation, table-driven over every route: a key of another issuer gets 403 (whatever
  * the role), a document token opens only its own document.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
 import { factura } from '../helpers/requests.ts';
 
@@ -13,6 +13,7 @@ let keyA: string;
 let keyB: string;
 let viewerB: string;
 let docA: { folio: number; pdf_url: string };
+let docA1: { folio: number; pdf_url: string };
 let docB: { folio: number; pdf_url: string };
 
 beforeAll(async () => {
@@ -23,21 +24,17 @@ beforeAll(async () => {
   keyB = await createTestKey(t.ctx, rutB, 'owner');
   viewerB = await createTestKey(t.ctx, rutB, 'viewer');
   const issue = async (rut: string, key: string) => {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: `/api/${rut}/emitir`,
-      headers: { authorization: `Bearer ${key}` },
-      payload: factura(),
-    });
+    const res = await t.as(key).post(`/api/${rut}/emitir`, factura());
     expect(res.statusCode, res.body).toBe(200);
     return res.json();
   };
+  // A's document under test is folio 2, so "another issuer's folio 2" (B has folios 1 and 2)
+  // and "the same issuer's folio 1" are both real documents a token must not open.
+  docA1 = await issue(rutA, keyA);
   docA = await issue(rutA, keyA);
+  await issue(rutB, keyB);
   docB = await issue(rutB, keyB);
-});
-
-afterAll(async () => {
-  await t.close();
+  expect([docA1.folio, docA.folio, docB.folio]).toEqual([1, 2, 2]);
 });
 
 type Route = {
@@ -64,10 +61,9 @@ describe.each(ROUTES)('$method $url', (route) => {
     const cafs = await t.ctx.db.prisma.caf.count();
     for (const role of ['owner', 'viewer'] as const) {
       const key = role === 'owner' ? keyB : viewerB;
-      const res = await t.app.inject({
+      const res = await t.as(key).inject({
         method: route.method,
         url: route.url(rutA, docA.folio),
-        headers: { authorization: `Bearer ${key}` },
         ...(route.body ? { payload: route.body(rutA, docA.folio) as object } : {}),
       });
       expect(res.statusCode, res.body).toBe(403);
@@ -84,6 +80,11 @@ describe('document tokens', () => {
     const crossIssuer = await t.app.inject({ method: 'GET', url: `/api/${rutB}/pdf/33/${docB.folio}?tk=${tkA}` });
     expect(crossIssuer.statusCode).toBe(404);
     expect(crossIssuer.json().code).toBe('DOCUMENT_NOT_FOUND');
+    const crossFolio = await t.app.inject({ method: 'GET', url: `/api/${rutA}/pdf/33/${docA1.folio}?tk=${tkA}` });
+    expect(crossFolio.statusCode).toBe(404);
+    expect(crossFolio.json().code).toBe('DOCUMENT_NOT_FOUND');
+    const crossFolioXml = await t.app.inject({ method: 'GET', url: `/api/${rutA}/xml/33/${docA1.folio}?tk=${tkA}` });
+    expect(crossFolioXml.statusCode).toBe(404);
     const own = await t.app.inject({ method: 'GET', url: `/api/${rutA}/pdf/33/${docA.folio}?tk=${tkA}` });
     expect(own.statusCode).toBe(200);
     const tokenOnWriteRoute = await t.app.inject({ method: 'GET', url: `/api/${rutA}/emisiones?tk=${tkA}` });

@@ -2,7 +2,7 @@
  * 200 concurrent issues for one issuer and type, spread over two independent connection pools
  * (as two app instances would be): every folio distinct, one contiguous block, none skipped.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { createKeyCaches } from '../../src/context.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { issueDocument } from '../../src/issuing/issue-document.ts';
@@ -15,10 +15,6 @@ let t: TestApp;
 
 beforeAll(async () => {
   t = await buildTestApp();
-});
-
-afterAll(async () => {
-  await t.close();
 });
 
 it('200 concurrent issues over two pools get 200 distinct, contiguous folios', async () => {

@@ -5,12 +5,16 @@
  * once their lease expired (the consumed folios form one contiguous block from the start of
  * the range).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { createApiKey } from '../../src/admin/api-keys.ts';
-import { buildTestApp, createTestIssuer, TEST_MASTER_KEY, type TestApp } from '../helpers/app.ts';
+import { bearer, buildTestApp, createTestIssuer, type TestApp } from '../helpers/app.ts';
 import { factura } from '../helpers/requests.ts';
+import { type ServerProcess, startServer } from '../helpers/server.ts';
+import { waitFor } from '../helpers/time.ts';
+
+/** The folios reserved by requests the kill interrupted come back once their lease expires. */
+const start = (): Promise<ServerProcess> =>
+  startServer(t, { RATE_LIMIT_PER_MINUTE: '100000', FOLIO_LEASE_MS: String(LEASE_MS) });
 
 let t: TestApp;
 const LEASE_MS = 1500;
@@ -19,62 +23,19 @@ beforeAll(async () => {
   t = await buildTestApp();
 });
 
-afterAll(async () => {
-  await t.close();
-});
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
-
-async function start(port: number): Promise<ChildProcess> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: t.db.url,
-      TIMBRE_MASTER_KEY: TEST_MASTER_KEY,
-      TIMBRE_DATA_DIR: t.config.dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      TIMBRE_DEMO: 'false',
-      JOBS_ENABLED: 'false',
-      RATE_LIMIT_PER_MINUTE: '100000',
-      // Folios reserved by requests the kill interrupted come back once their lease expires.
-      FOLIO_LEASE_MS: String(LEASE_MS),
-    },
-    stdio: 'ignore',
-  });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return proc;
-    } catch {}
-    if (Date.now() > deadline) throw new Error('server did not start');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 it('SIGKILL mid-load loses no acknowledged document and leaves no gap', async () => {
   const issuer = await createTestIssuer(t.ctx);
   const { key } = await createApiKey(t.ctx, { rut: issuer.rut, role: 'owner' });
-  const port = await freePort();
-  let proc = await start(port);
+  let server = await start();
   const acknowledged: number[] = [];
   let stop = false;
   const body = JSON.stringify(factura());
   const workers = Array.from({ length: 12 }, async () => {
     while (!stop) {
       try {
-        const res = await fetch(`http://127.0.0.1:${port}/api/${issuer.rut}/emitir`, {
+        const res = await fetch(`${server.url}/api/${issuer.rut}/emitir`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          headers: { ...bearer(key), 'content-type': 'application/json' },
           body,
         });
         if (res.status === 200) acknowledged.push(((await res.json()) as { folio: number }).folio);
@@ -83,24 +44,29 @@ it('SIGKILL mid-load loses no acknowledged document and leaves no gap', async ()
       }
     }
   });
-  const deadline = Date.now() + 30_000;
-  while (acknowledged.length < 40 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  proc.kill('SIGKILL');
-  await new Promise((r) => proc.once('exit', r));
+  await waitFor(() => acknowledged.length >= 40, { timeoutMs: 30_000, intervalMs: 20, what: '40 acknowledged issues' });
+  await server.kill();
   stop = true;
   await Promise.all(workers);
   expect(acknowledged.length).toBeGreaterThanOrEqual(40);
 
-  proc = await start(port);
+  server = await start();
   try {
     // The folios the kill left reserved by requests that never committed are handed out again
-    // (lowest first) once their lease has expired: issue as many documents as there were
-    // requests in flight, and the consumed folios must close up into one block.
-    await new Promise((r) => setTimeout(r, LEASE_MS + 200));
+    // (lowest first) once their lease has expired: wait until every lease has run out, then
+    // issue as many documents as there were requests in flight, and the consumed folios must
+    // close up into one block.
+    await waitFor(
+      async () =>
+        (await t.ctx.db.prisma.folioReservation.count({
+          where: { issuerId: issuer.id, leaseUntil: { gte: new Date() } },
+        })) === 0,
+      { timeoutMs: LEASE_MS + 30_000, what: 'the leases of the interrupted requests to run out' },
+    );
     for (let i = 0; i < 12; i++) {
-      const after = await fetch(`http://127.0.0.1:${port}/api/${issuer.rut}/emitir`, {
+      const after = await fetch(`${server.url}/api/${issuer.rut}/emitir`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        headers: { ...bearer(key), 'content-type': 'application/json' },
         body,
       });
       expect(after.status).toBe(200);
@@ -121,7 +87,6 @@ it('SIGKILL mid-load loses no acknowledged document and leaves no gap', async ()
     expect(caf.nextFolio).toBe(folios.length + 1);
     expect(await t.ctx.db.prisma.folioReservation.count({ where: { issuerId: issuer.id } })).toBe(0);
   } finally {
-    proc.kill('SIGTERM');
-    await new Promise((r) => proc.once('exit', r));
+    await server.stop();
   }
 });

@@ -1,19 +1,20 @@
 /** Downloads (key or tk), and the list with every filter. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, createTestKey, createTestTenant, type KeyClient, type TestApp } from '../helpers/app.ts';
 import { factura, RECEIVER, requestFor } from '../helpers/requests.ts';
-import { pdfPageCount } from '../helpers/verify.ts';
+import { pdfPageCount, pdfText } from '../helpers/verify.ts';
 
 let t: TestApp;
 let rut: string;
-let auth: Record<string, string>;
+/** A viewer's key: the reads below need no more. */
+let viewer: KeyClient;
 const docs: Array<{ type: number; folio: number; pdf_url: string; xml_url: string; date: string }> = [];
 
 beforeAll(async () => {
   t = await buildTestApp();
-  rut = (await createTestIssuer(t.ctx)).rut;
-  auth = { authorization: `Bearer ${await createTestKey(t.ctx, rut, 'viewer')}` };
-  const owner = { authorization: `Bearer ${await createTestKey(t.ctx, rut, 'owner')}` };
+  let owner: KeyClient;
+  ({ rut, api: owner } = await createTestTenant(t));
+  viewer = t.as(await createTestKey(t.ctx, rut, 'viewer'));
   const bodies = [
     factura({ date: '2026-03-01' }),
     factura({ date: '2026-03-15', receiver: { ...RECEIVER, rut: '60910000-1', name: 'UNIVERSIDAD DE CHILE' } }),
@@ -22,14 +23,10 @@ beforeAll(async () => {
     { ...requestFor(34), date: '2026-04-04' },
   ];
   for (const b of bodies) {
-    const res = await t.app.inject({ method: 'POST', url: `/api/${rut}/emitir`, headers: owner, payload: b });
+    const res = await owner.post(`/api/${rut}/emitir`, b);
     expect(res.statusCode, res.body).toBe(200);
     docs.push(res.json());
   }
-});
-
-afterAll(async () => {
-  await t.close();
 });
 
 const rel = (url: string) => {
@@ -49,7 +46,7 @@ describe('downloads', () => {
 
   it('accepts an API key of any role instead of tk', async () => {
     const d = docs[1]!;
-    const res = await t.app.inject({ method: 'GET', url: `/api/${rut}/xml/33/${d.folio}`, headers: auth });
+    const res = await viewer.get(`/api/${rut}/xml/33/${d.folio}`);
     expect(res.statusCode).toBe(200);
     expect(res.rawPayload.toString('latin1')).toContain(`<Folio>${d.folio}</Folio>`);
   });
@@ -68,6 +65,38 @@ describe('downloads', () => {
     const plain = await t.app.inject({ method: 'GET', url: rel(d.xml_url) });
     expect(Buffer.from(body.base64, 'base64').equals(plain.rawPayload)).toBe(true);
     expect(body.size).toBe(plain.rawPayload.length);
+  });
+
+  it('download=1 and base64=1 on a PDF: an attachment, or the same PDF wrapped in JSON', async () => {
+    const d = docs[2]!;
+    const plain = await t.app.inject({ method: 'GET', url: rel(d.pdf_url) });
+    expect(plain.headers['content-type']).toBe('application/pdf');
+    const att = await t.app.inject({ method: 'GET', url: `${rel(d.pdf_url)}&download=1` });
+    expect(att.statusCode).toBe(200);
+    expect(att.headers['content-type']).toBe('application/pdf');
+    expect(att.headers['content-disposition']).toBe(`attachment; filename="DTE_${rut}_T33_F${d.folio}.pdf"`);
+    expect(att.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
+    const b64 = await t.app.inject({ method: 'GET', url: `${rel(d.pdf_url)}&base64=1` });
+    expect(b64.statusCode).toBe(200);
+    expect(b64.headers['content-type']).toMatch(/^application\/json/);
+    const body = b64.json();
+    expect(body).toMatchObject({
+      ok: true,
+      filename: `DTE_${rut}_T33_F${d.folio}.pdf`,
+      content_type: 'application/pdf',
+    });
+    const decoded = Buffer.from(body.base64, 'base64');
+    expect(body.size).toBe(decoded.length);
+    expect(decoded.subarray(0, 5).toString()).toBe('%PDF-');
+    // The same document: the wrapped PDF reads like the plain one.
+    expect(pdfText(decoded)).toBe(pdfText(plain.rawPayload));
+    expect(pdfText(decoded)).toContain(String(d.folio));
+    // Both at once: the JSON wins (download only names a file to save).
+    const both = await t.app.inject({ method: 'GET', url: `${rel(d.pdf_url)}&base64=1&download=1` });
+    expect(both.json()).toMatchObject({ ok: true, content_type: 'application/pdf' });
+    // Also with a key instead of tk.
+    const keyed = await viewer.get(`/api/${rut}/pdf/33/${d.folio}?base64=1`);
+    expect(keyed.json()).toMatchObject({ ok: true, content_type: 'application/pdf' });
   });
 
   it('format=80mm renders a thermal-roll PDF', async () => {
@@ -91,14 +120,14 @@ describe('downloads', () => {
     const unknown = await t.app.inject({ method: 'GET', url: `/api/${rut}/xml/33/999999?tk=${tkB}` });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().code).toBe('DOCUMENT_NOT_FOUND');
-    const unknownKey = await t.app.inject({ method: 'GET', url: `/api/${rut}/pdf/33/999999`, headers: auth });
+    const unknownKey = await viewer.get(`/api/${rut}/pdf/33/999999`);
     expect(unknownKey.statusCode).toBe(404);
   });
 });
 
 describe('GET /emisiones', () => {
   const list = async (query = '') => {
-    const res = await t.app.inject({ method: 'GET', url: `/api/${rut}/emisiones${query}`, headers: auth });
+    const res = await viewer.get(`/api/${rut}/emisiones${query}`);
     expect(res.statusCode, res.body).toBe(200);
     return res.json();
   };

@@ -2,81 +2,86 @@
  * Folio reservations (src/issuing/folios.ts): a folio taken for a document that is never
  * stored comes back — at once when the request fails, after its lease when the request's
  * process died — and a request that outlived its lease cannot store a document under a folio
- * somebody else now holds.
+ * somebody else now holds. Leases follow the app's injected clock: the test moves it past
+ * the lease instead of sleeping. Each test has its own issuer.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Issuer } from '../../src/generated/prisma/client.ts';
 import { confirmReservation, ensureSandboxCaf, releaseReservation, reserveFolio } from '../../src/issuing/folios.ts';
-import { buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
+import { buildTestApp, createTestTenant, type KeyClient, type TestApp } from '../helpers/app.ts';
 import { factura } from '../helpers/requests.ts';
+import { manualClock } from '../helpers/time.ts';
 
 const LEASE_MS = 300;
+const clock = manualClock('2026-11-22T15:00:00Z');
 let t: TestApp;
-let issuer: Issuer;
-let auth: Record<string, string>;
 
 beforeAll(async () => {
-  t = await buildTestApp({ env: { FOLIO_LEASE_MS: String(LEASE_MS) } });
-  issuer = await createTestIssuer(t.ctx);
-  auth = { authorization: `Bearer ${await createTestKey(t.ctx, issuer.rut)}` };
+  t = await buildTestApp({ env: { FOLIO_LEASE_MS: String(LEASE_MS) }, clock });
+});
+
+async function tenant(): Promise<{ issuer: Issuer; api: KeyClient }> {
+  const { issuer, api } = await createTestTenant(t);
   await ensureSandboxCaf(t.ctx, issuer, 33);
+  return { issuer, api };
+}
+
+const input = (issuer: Issuer) => ({
+  issuerId: issuer.id,
+  environment: 'sandbox' as const,
+  type: 33 as const,
+  today: '2026-11-22',
 });
 
-afterAll(async () => {
-  await t.close();
-});
-
-const input = () => ({ issuerId: issuer.id, environment: 'sandbox' as const, type: 33 as const, today: '2026-11-22' });
-
-async function issueFolio(): Promise<number> {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/api/${issuer.rut}/emitir`,
-    headers: auth,
-    payload: factura(),
-  });
+async function issueFolio(issuer: Issuer, api: KeyClient): Promise<number> {
+  const res = await api.post(`/api/${issuer.rut}/emitir`, factura());
   expect(res.statusCode, res.body).toBe(200);
   return res.json().folio;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The folios used form one block from 1, and nothing stays reserved. */
+async function expectContiguous(issuer: Issuer) {
+  const docs = await t.ctx.db.prisma.document.findMany({ where: { issuerId: issuer.id }, orderBy: { folio: 'asc' } });
+  const caf = await t.ctx.db.prisma.caf.findFirstOrThrow({ where: { issuerId: issuer.id, type: 33 } });
+  expect(docs.map((d) => d.folio)).toEqual(Array.from({ length: caf.nextFolio - 1 }, (_, i) => i + 1));
+  expect(await t.ctx.db.prisma.folioReservation.count({ where: { issuerId: issuer.id } })).toBe(0);
+}
 
 describe('folio reservations', () => {
   it('a released folio is the next one handed out', async () => {
-    const first = await issueFolio();
-    const r = await reserveFolio(t.ctx, input());
+    const { issuer, api } = await tenant();
+    const first = await issueFolio(issuer, api);
+    const r = await reserveFolio(t.ctx, input(issuer));
     expect(r.folio).toBe(first + 1);
     await releaseReservation(t.ctx, r);
-    expect(await issueFolio()).toBe(first + 1);
-    expect(await issueFolio()).toBe(first + 2);
+    expect(await issueFolio(issuer, api)).toBe(first + 1);
+    expect(await issueFolio(issuer, api)).toBe(first + 2);
+    await expectContiguous(issuer);
   });
 
   it('a reservation abandoned by a dead request is reused once its lease expires, not before', async () => {
-    const abandoned = await reserveFolio(t.ctx, input());
-    // Within the lease the folio stays with its owner: the next document takes the next one.
-    const during = await issueFolio();
+    const { issuer, api } = await tenant();
+    const abandoned = await reserveFolio(t.ctx, input(issuer));
+    // Within the lease (to the last millisecond) the folio stays with its owner.
+    clock.advance(LEASE_MS - 1);
+    const during = await issueFolio(issuer, api);
     expect(during).toBe(abandoned.folio + 1);
-    await sleep(LEASE_MS + 100);
-    expect(await issueFolio()).toBe(abandoned.folio);
-    expect(await t.ctx.db.prisma.folioReservation.count({ where: { issuerId: issuer.id } })).toBe(0);
+    clock.advance(2);
+    expect(await issueFolio(issuer, api)).toBe(abandoned.folio);
+    await expectContiguous(issuer);
   });
 
   it('a request that outlived its lease cannot confirm a folio another request took over', async () => {
-    const slow = await reserveFolio(t.ctx, input());
-    await sleep(LEASE_MS + 100);
-    const taker = await reserveFolio(t.ctx, input());
+    const { issuer, api } = await tenant();
+    const slow = await reserveFolio(t.ctx, input(issuer));
+    clock.advance(LEASE_MS + 1);
+    const taker = await reserveFolio(t.ctx, input(issuer));
     expect(taker.folio).toBe(slow.folio);
     const confirmedBySlow = await t.ctx.db.prisma.$transaction((tx) => confirmReservation(tx, slow));
     expect(confirmedBySlow).toBe(false);
     // The taker's request fails in turn: the folio goes back and the next document gets it.
     await releaseReservation(t.ctx, taker);
-    expect(await issueFolio()).toBe(slow.folio);
-  });
-
-  it('folios stay one contiguous block through all of it, and nothing stays reserved', async () => {
-    const docs = await t.ctx.db.prisma.document.findMany({ where: { issuerId: issuer.id }, orderBy: { folio: 'asc' } });
-    const caf = await t.ctx.db.prisma.caf.findFirstOrThrow({ where: { issuerId: issuer.id, type: 33 } });
-    expect(docs.map((d) => d.folio)).toEqual(Array.from({ length: caf.nextFolio - 1 }, (_, i) => i + 1));
-    expect(await t.ctx.db.prisma.folioReservation.count({ where: { issuerId: issuer.id } })).toBe(0);
+    expect(await issueFolio(issuer, api)).toBe(slow.folio);
+    await expectContiguous(issuer);
   });
 });

@@ -2,30 +2,25 @@
  * What a caller notices around issuing: validation with field paths and no folio consumed,
  * folio exhaustion (422), voiding rules, references, roles.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { generateSandboxRange } from '../../src/issuing/folios.ts';
-import { buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
+import { buildTestApp, createTestKey, createTestTenant, type KeyClient, type TestApp } from '../helpers/app.ts';
 import { factura, RECEIVER } from '../helpers/requests.ts';
+import { manualClock } from '../helpers/time.ts';
 
 let t: TestApp;
 let rut: string;
-let auth: Record<string, string>;
+let api: KeyClient;
 
 beforeAll(async () => {
   t = await buildTestApp();
-  rut = (await createTestIssuer(t.ctx)).rut;
-  auth = { authorization: `Bearer ${await createTestKey(t.ctx, rut, 'owner')}` };
+  ({ rut, api } = await createTestTenant(t));
 });
 
-afterAll(async () => {
-  await t.close();
-});
-
-const post = (payload: unknown, headers = auth) =>
-  t.app.inject({ method: 'POST', url: `/api/${rut}/emitir`, headers, payload: payload as object });
+const post = (payload: unknown, client = api) => client.post(`/api/${rut}/emitir`, payload);
 
 async function folioState(type: number) {
-  const res = await t.app.inject({ method: 'GET', url: `/api/${rut}/folios`, headers: auth });
+  const res = await api.get(`/api/${rut}/folios`);
   const entry = res.json().data.find((d: { type: number }) => d.type === type);
   return { available: entry?.available ?? 0, next: entry?.ranges?.[0]?.next ?? null };
 }
@@ -56,7 +51,12 @@ describe('validation (400 with the field named) consumes no folio and stores not
       { type: 56, receiver: RECEIVER, items: [{ name: 'x', qty: 1, price: 1 }] },
       'refs',
     ],
-    ['unknown field', { ...factura(), colour: 'red' }, ''],
+    ['unknown field', { ...factura(), colour: 'red' }, 'Unrecognized key: "colour"'],
+    [
+      'unknown field in a line (a misspelt discount_pct)',
+      { ...factura(), items: [{ name: 'x', qty: 1, price: 100, discount_pc: 10 }] },
+      'items[0] Unrecognized key: "discount_pc"',
+    ],
     [
       'rule 2: a factura receiver without giro, address and comuna',
       { ...factura(), receiver: { rut: RECEIVER.rut, name: RECEIVER.name } },
@@ -86,7 +86,9 @@ describe('validation (400 with the field named) consumes no folio and stores not
     const body = res.json();
     expect(body.ok).toBe(false);
     expect(body.code).toBe('VALIDATION_FAILED');
-    if (path) expect(body.details.map((d: { path: string }) => d.path).join(' ')).toContain(path);
+    // The answer names the field: in a detail's path, or (for an unknown one) its message.
+    const named = body.details.map((d: { path: string; message: string }) => `${d.path} ${d.message}`).join(' | ');
+    expect(named).toContain(path);
     expect(await folioState(33)).toEqual(before);
     expect(await documentCount()).toBe(docs);
   });
@@ -94,7 +96,7 @@ describe('validation (400 with the field named) consumes no folio and stores not
 
 describe('roles', () => {
   it('a viewer cannot issue (403) and nothing is consumed', async () => {
-    const viewer = { authorization: `Bearer ${await createTestKey(t.ctx, rut, 'viewer')}` };
+    const viewer = t.as(await createTestKey(t.ctx, rut, 'viewer'));
     const before = await folioState(33);
     const res = await post(factura(), viewer);
     expect(res.statusCode).toBe(403);
@@ -105,11 +107,10 @@ describe('roles', () => {
 
 describe('folios', () => {
   it('exhausted folios → 422 naming the type and pointing at folios_sii; a new range fixes it', async () => {
-    const other = await createTestIssuer(t.ctx);
-    const key = { authorization: `Bearer ${await createTestKey(t.ctx, other.rut, 'owner')}` };
+    const { issuer: other, api: key } = await createTestTenant(t);
     await generateSandboxRange(t.ctx, other, 34, 2);
     const req = { type: 34, receiver: RECEIVER, items: [{ name: 'Servicio exento', qty: 1, price: 1000 }] };
-    const send = () => t.app.inject({ method: 'POST', url: `/api/${other.rut}/emitir`, headers: key, payload: req });
+    const send = () => key.post(`/api/${other.rut}/emitir`, req);
     expect((await send()).json().folio).toBe(1);
     expect((await send()).json().folio).toBe(2);
     const res = await send();
@@ -117,16 +118,11 @@ describe('folios', () => {
     expect(res.json().code).toBe('FOLIOS_EXHAUSTED');
     expect(res.json().error).toMatch(/34/);
     expect(res.json().error).toMatch(/folios_sii/);
-    const more = await t.app.inject({
-      method: 'POST',
-      url: `/api/${other.rut}/folios_sii`,
-      headers: key,
-      payload: { tipo_dte: 34, cantidad: 5 },
-    });
+    const more = await key.post(`/api/${other.rut}/folios_sii`, { tipo_dte: 34, cantidad: 5 });
     expect(more.statusCode, more.body).toBe(200);
     expect(more.json()).toMatchObject({ ok: true, type: 34, from: 3, to: 7, count: 5 });
     expect((await send()).json().folio).toBe(3);
-    const folios = await t.app.inject({ method: 'GET', url: `/api/${other.rut}/folios`, headers: key });
+    const folios = await key.get(`/api/${other.rut}/folios`);
     expect(folios.json().data).toEqual([
       {
         type: 34,
@@ -143,7 +139,7 @@ describe('folios', () => {
 
   it('sandbox ranges never expire, even for types whose live CAFs do (33: 180 days)', async () => {
     await post(factura());
-    const res = await t.app.inject({ method: 'GET', url: `/api/${rut}/folios`, headers: auth });
+    const res = await api.get(`/api/${rut}/folios`);
     const ranges = res.json().data.find((d: { type: number }) => d.type === 33).ranges;
     expect(ranges.length).toBeGreaterThan(0);
     for (const r of ranges) expect(r).toMatchObject({ expires_at: null, expired: false });
@@ -156,8 +152,9 @@ describe('folios', () => {
       { tipo_dte: 33, cantidad: 10_001 },
       { tipo_dte: 33 },
     ]) {
-      const res = await t.app.inject({ method: 'POST', url: `/api/${rut}/folios_sii`, headers: auth, payload });
+      const res = await api.post(`/api/${rut}/folios_sii`, payload);
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
+      expect(res.json().code).toBe('VALIDATION_FAILED');
     }
   });
 });
@@ -191,5 +188,25 @@ describe('references and voiding', () => {
       refs: [{ type: 801, folio: 4500012345, date: '2026-01-01', reason: 'Orden de compra' }],
     });
     expect(oc.statusCode, oc.body).toBe(200);
+  });
+});
+
+describe('the default date', () => {
+  it.each([
+    // Summer (UTC−3): 22:30 in Santiago is already 01:30 of the next day in UTC.
+    ['2026-11-24T01:30:00Z', '2026-11-23'],
+    // Winter (UTC−4): 23:59 in Santiago, 03:59 UTC of the next day.
+    ['2026-07-15T03:59:00Z', '2026-07-14'],
+    // 21:00 sharp in Santiago (summer), and just after midnight: the date has moved.
+    ['2026-11-24T00:00:00Z', '2026-11-23'],
+    ['2026-11-24T03:00:30Z', '2026-11-24'],
+  ])('issued at %s (UTC) the document is dated %s, the day in Santiago', async (at, expected) => {
+    const clocked = await buildTestApp({ clock: manualClock(at), shareDatabaseOf: t });
+    const { rut: r, api: k } = await createTestTenant(clocked);
+    const res = await k.post(`/api/${r}/emitir`, factura());
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().date).toBe(expected);
+    const xml = await k.get(`/api/${r}/xml/33/${res.json().folio}`);
+    expect(xml.rawPayload.toString('latin1')).toContain(`<FchEmis>${expected}</FchEmis>`);
   });
 });

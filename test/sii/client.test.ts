@@ -29,6 +29,7 @@ import {
 } from '../../src/sii/types.ts';
 import { fixturePath } from '../helpers/fixtures.ts';
 import { xmlsecVerify } from '../helpers/verify.ts';
+import { waitFor } from '../helpers/time.ts';
 
 // ---------------------------------------------------------------------------------------------
 // The SII's sample answers
@@ -373,12 +374,21 @@ describe('token cache', () => {
   });
 
   it('shares one authentication among concurrent callers', async () => {
+    // The seed is answered only once the first request for it has arrived and all six callers
+    // are under way: they must find the authentication in progress and wait for it.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
     sii.on('POST /DTEWS/CrSeed.jws', async () => {
-      await new Promise((r) => setTimeout(r, 50));
+      await gate;
       return { body: sample('crseed_getSeed_response.soap.xml') };
     });
     const c = client();
-    await Promise.all(Array.from({ length: 6 }, () => c.uploadStatus(dteStatus())));
+    const calls = Promise.all(Array.from({ length: 6 }, () => c.uploadStatus(dteStatus())));
+    await waitFor(() => sii.to('POST /DTEWS/CrSeed.jws').length > 0, { what: 'the seed request' });
+    release();
+    await calls;
     expect(sii.to('POST /DTEWS/CrSeed.jws')).toHaveLength(1);
     expect(sii.to('POST /DTEWS/GetTokenFromSeed.jws')).toHaveLength(1);
     expect(sii.to('POST /DTEWS/QueryEstUp.jws')).toHaveLength(6);

@@ -3,7 +3,7 @@
  * restart, and several instances on one database share it without ever sending a document
  * twice (checked on the simulator's side: one upload per document, never even a re-upload).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SiiSimulator } from '../../src/sii-simulator/index.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { createLiveIssuer, estadoOf, eventually, startLiveApp, startSimulator } from '../helpers/live.ts';
@@ -11,19 +11,18 @@ import { factura } from '../helpers/requests.ts';
 
 let sim: SiiSimulator;
 let url: string;
-const apps: TestApp[] = [];
 
 beforeAll(async () => {
   ({ sim, url } = await startSimulator());
 });
 
-afterAll(async () => {
-  for (const a of apps.reverse()) await a.close().catch(() => {});
-  await sim?.close();
+// A fault never outlives its test, even one that failed half-way.
+afterEach(() => {
+  sim.clearFaults();
 });
 
-async function issuePending(app: TestApp, rut: string, auth: Record<string, string>) {
-  const res = await app.app.inject({ method: 'POST', url: `/api/${rut}/emitir`, headers: auth, payload: factura() });
+async function issuePending(app: TestApp, rut: string, key: string) {
+  const res = await app.as(key).post(`/api/${rut}/emitir`, factura());
   expect(res.statusCode, res.body).toBe(200);
   expect(res.json()).toMatchObject({ estado_sii: 'pendiente', track_id: '' });
   return res.json().folio as number;
@@ -35,22 +34,18 @@ describe('background submission', () => {
   it('pending work survives a restart: the next process submits it', async () => {
     // The anchor owns the database (it outlives the two processes below) and runs no jobs.
     const anchor = await startLiveApp(sim, url, { env: { JOBS_ENABLED: 'false' } });
-    apps.push(anchor);
     const first = await startLiveApp(sim, url, { shareDatabaseOf: anchor });
-    apps.push(first);
     const live = await createLiveIssuer(first, sim, [33]);
     sim.setFault({ kind: 'down', paths: SII_DOWN });
     const folios = [
-      await issuePending(first, live.rut, live.auth),
-      await issuePending(first, live.rut, live.auth),
-      await issuePending(first, live.rut, live.auth),
+      await issuePending(first, live.rut, live.key),
+      await issuePending(first, live.rut, live.key),
+      await issuePending(first, live.rut, live.key),
     ];
     await first.close();
-    apps.pop();
     sim.clearFaults();
     // A new process on the same database picks the queued work up.
     const second = await startLiveApp(sim, url, { shareDatabaseOf: anchor });
-    apps.push(second);
     for (const folio of folios) {
       await eventually(async () => (await estadoOf(second, live.rut, 33, folio)) === 'aceptado');
     }
@@ -65,13 +60,11 @@ describe('background submission', () => {
 
   it('two instances on one database share the queue without a double submission', async () => {
     const a = await startLiveApp(sim, url);
-    apps.push(a);
     const b = await startLiveApp(sim, url, { shareDatabaseOf: a });
-    apps.push(b);
     const live = await createLiveIssuer(a, sim, [33]);
     sim.setFault({ kind: 'down', paths: SII_DOWN });
     const folios: number[] = [];
-    for (let i = 0; i < 8; i++) folios.push(await issuePending(i % 2 ? a : b, live.rut, live.auth));
+    for (let i = 0; i < 8; i++) folios.push(await issuePending(i % 2 ? a : b, live.rut, live.key));
     sim.clearFaults();
     for (const folio of folios) {
       await eventually(async () => (await estadoOf(a, live.rut, 33, folio)) === 'aceptado', 30_000);

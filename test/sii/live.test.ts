@@ -5,20 +5,24 @@
  * walking from `enviado` to a final state, failures saved as `pendiente` with a warning and
  * submitted later, never two submissions of one document.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { importCertificate } from '../../src/admin/certificates.ts';
 import { generateTestCertificate } from '../../src/dte/certificate.ts';
+import { runSubmission } from '../../src/issuing/submissions.ts';
 import type { SiiSimulator } from '../../src/sii-simulator/index.ts';
-import { buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
+import { bearer, buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
 import {
   createLiveIssuer,
   estadoOf,
   eventually,
   type LiveIssuer,
+  liveEnv,
   startLiveApp,
   startSimulator,
 } from '../helpers/live.ts';
 import { factura, RECEIVER, requestFor } from '../helpers/requests.ts';
+import { startServer } from '../helpers/server.ts';
+import { manualClock, waitFor } from '../helpers/time.ts';
 
 let sim: SiiSimulator;
 let url: string;
@@ -31,9 +35,9 @@ beforeAll(async () => {
   live = await createLiveIssuer(t, sim, [33, 34, 39, 41, 46, 52, 56, 61]);
 });
 
-afterAll(async () => {
-  await t?.close();
-  await sim?.close();
+// A fault never outlives its test, even one that failed half-way.
+afterEach(() => {
+  sim.clearFaults();
 });
 
 async function issue(body: Record<string, unknown>, l: LiveIssuer = live, app: TestApp = t) {
@@ -58,9 +62,14 @@ function uploadsOf(rut: string, type: number, folio: number) {
     .filter((u) => u.companyRut === rut && u.documents.some((d) => d.type === type && d.folio === folio));
 }
 
-describe('each document type reaches aceptado', () => {
-  const accepted: Record<number, { folio: number; date: string; total: number }> = {};
+/** A factura of `live`, issued and accepted (for the notes that refer to one). */
+async function acceptedFactura() {
+  const body = await issue(factura());
+  expect(await settledEstado(33, body.folio)).toBe('aceptado');
+  return { folio: body.folio as number, date: body.date as string, total: body.totals.total as number };
+}
 
+describe('each document type reaches aceptado', () => {
   it.each([33, 34, 39, 41, 46, 52])('type %i', async (type) => {
     const body = await issue(requestFor(type));
     expect(body).toMatchObject({ ok: true, env: 'live', estado_sii: 'enviado' });
@@ -68,14 +77,13 @@ describe('each document type reaches aceptado', () => {
     expect(body.sii).toMatchObject({ track_id: body.track_id });
     expect(body.warning).toBeUndefined();
     expect(await settledEstado(type, body.folio)).toBe('aceptado');
-    accepted[type] = { folio: body.folio, date: body.date, total: body.totals.total };
     const uploads = uploadsOf(live.rut, type, body.folio);
     expect(uploads).toHaveLength(1);
     expect(uploads[0]!.channel).toBe(type === 39 || type === 41 ? 'boleta-rest' : 'dteupload');
   });
 
   it('a debit note (56) on the accepted factura', async () => {
-    const f = accepted[33]!;
+    const f = await acceptedFactura();
     const body = await issue({
       type: 56,
       receiver: RECEIVER,
@@ -86,7 +94,7 @@ describe('each document type reaches aceptado', () => {
   });
 
   it('a credit note (61) voiding the factura is accepted and then marks the factura anulado', async () => {
-    const f = accepted[33]!;
+    const f = await acceptedFactura();
     const original = factura() as { receiver: { rut: string; name: string }; items: unknown[] };
     const body = await issue({
       type: 61,
@@ -168,7 +176,6 @@ describe('failures on the way to the SII', () => {
     expect(xml.statusCode).toBe(200);
     expect(await settledEstado(33, body.folio)).toBe('aceptado');
     expect(uploadsOf(live.rut, 33, body.folio)).toHaveLength(1);
-    sim.clearFaults();
   });
 
   it('a timeout after the SII received the upload: asked before re-sending, one submission only', async () => {
@@ -182,9 +189,11 @@ describe('failures on the way to the SII', () => {
     const doc = await t.ctx.db.prisma.document.findFirstOrThrow({
       where: { issuerId: live.issuer.id, type: 33, folio: body.folio },
     });
-    // The track id the SII gave the first (unanswered) upload, learnt afterwards or never needed.
-    if (doc.trackId) expect(doc.trackId).toBe(uploads[0]!.trackId);
-    sim.clearFaults();
+    // The track id the SII gave the first (unanswered) upload is learnt afterwards: the user
+    // sees it on the accepted document.
+    expect(doc.trackId).toBe(uploads[0]!.trackId);
+    const listed = await t.as(live.key).get(`/api/${live.rut}/emisiones?tipo_dte=33&q=${body.folio}`);
+    expect(listed.json().data[0]).toMatchObject({ folio: body.folio, track_id: uploads[0]!.trackId });
   });
 
   it('a 500 from the upload is retried without a second submission', async () => {
@@ -193,7 +202,6 @@ describe('failures on the way to the SII', () => {
     expect(body.estado_sii).toBe('pendiente');
     expect(await settledEstado(46, body.folio)).toBe('aceptado');
     expect(uploadsOf(live.rut, 46, body.folio)).toHaveLength(1);
-    sim.clearFaults();
   });
 
   it('expired tokens are renewed without the caller noticing', async () => {
@@ -207,35 +215,41 @@ describe('failures on the way to the SII', () => {
 
 describe('resubmit (POST /api/emision_reenviar)', () => {
   it('sends a pending document now, never with a new folio or signature', async () => {
+    // An instance without background jobs, on its own database: no worker can take the
+    // submission between the test's steps, so "now" is the resubmit call itself.
+    const quiet = await startLiveApp(sim, url, { env: { JOBS_ENABLED: 'false' } });
+    const own = await createLiveIssuer(quiet, sim, [33]);
+    const api = quiet.as(own.key);
     sim.setFault({ kind: 'down', paths: ['/cgi_dte/UPL/DTEUpload'] });
-    const body = await issue(factura());
+    const issued = await api.post(`/api/${own.rut}/emitir`, factura());
+    const body = issued.json();
     expect(body.estado_sii).toBe('pendiente');
-    const before = await t.ctx.db.prisma.document.findFirstOrThrow({
-      where: { issuerId: live.issuer.id, type: 33, folio: body.folio },
+    const before = await quiet.ctx.db.prisma.document.findFirstOrThrow({
+      where: { issuerId: own.issuer.id, type: 33, folio: body.folio },
     });
-    const stillDown = await t.app.inject({
-      method: 'POST',
-      url: '/api/emision_reenviar',
-      headers: live.auth,
-      payload: { rut: live.rut, type: 33, folio: body.folio },
-    });
+    const resend = () => api.post('/api/emision_reenviar', { rut: own.rut, type: 33, folio: body.folio });
+    const stillDown = await resend();
     expect(stillDown.statusCode).toBe(200);
     expect(stillDown.json()).toMatchObject({ ok: true, folio: body.folio, estado_sii: 'pendiente', track_id: '' });
     expect(stillDown.json().warning).toBeDefined();
     sim.clearFaults();
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/emision_reenviar',
-      headers: live.auth,
-      payload: { rut: live.rut, type: 33, folio: body.folio },
-    });
+    const res = await resend();
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ ok: true, env: 'live', folio: body.folio, estado_sii: 'enviado' });
     expect(res.json().track_id).toMatch(/^\d{10}$/);
-    const after = await t.ctx.db.prisma.document.findUniqueOrThrow({ where: { id: before.id } });
+    const after = await quiet.ctx.db.prisma.document.findUniqueOrThrow({ where: { id: before.id } });
     expect(Buffer.from(after.signedXml).equals(Buffer.from(before.signedXml))).toBe(true);
-    expect(await settledEstado(33, body.folio)).toBe('aceptado');
-    expect(uploadsOf(live.rut, 33, body.folio)).toHaveLength(1);
+    // No jobs here: ask the SII until it has processed the upload.
+    const status = await waitFor(
+      async () => {
+        const r = await api.post(`/api/${own.rut}/emision_estado_dte`, { type: 33, folio: body.folio });
+        const answer = r.json() as { estado_sii: string; sii: { track_id: string } };
+        return answer.estado_sii === 'aceptado' ? answer : null;
+      },
+      { what: 'the resubmitted factura accepted' },
+    );
+    expect(status.sii.track_id).toBe(res.json().track_id);
+    expect(uploadsOf(own.rut, 33, body.folio)).toHaveLength(1);
   });
 
   it('an accepted document is not sent again; another issuer, a sandbox document and an unknown folio are refused', async () => {
@@ -252,7 +266,7 @@ describe('resubmit (POST /api/emision_reenviar)', () => {
     expect(uploadsOf(live.rut, 34, body.folio)).toHaveLength(1);
 
     const sandbox = await createTestIssuer(t.ctx);
-    const sandboxKey = { authorization: `Bearer ${await createTestKey(t.ctx, sandbox.rut)}` };
+    const sandboxKey = bearer(await createTestKey(t.ctx, sandbox.rut));
     const issued = await t.app.inject({
       method: 'POST',
       url: `/api/${sandbox.rut}/emitir`,
@@ -350,32 +364,22 @@ describe('folios_sii in live', () => {
       },
       shareDatabaseOf: t,
     });
-    try {
-      const before = await t.ctx.db.prisma.caf.count({ where: { issuerId: live.issuer.id } });
-      const res = await untrusting.app.inject({
-        method: 'POST',
-        url: `/api/${live.rut}/folios_sii`,
-        headers: live.auth,
-        payload: { tipo_dte: 33, cantidad: 5 },
-      });
-      expect(res.statusCode).toBe(422);
-      expect(res.json().code).toBe('CAF_SIGNATURE_INVALID');
-      expect(await t.ctx.db.prisma.caf.count({ where: { issuerId: live.issuer.id } })).toBe(before);
-    } finally {
-      await untrusting.close();
-    }
+    const before = await t.ctx.db.prisma.caf.count({ where: { issuerId: live.issuer.id } });
+    const res = await untrusting.app.inject({
+      method: 'POST',
+      url: `/api/${live.rut}/folios_sii`,
+      headers: live.auth,
+      payload: { tipo_dte: 33, cantidad: 5 },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().code).toBe('CAF_SIGNATURE_INVALID');
+    expect(await t.ctx.db.prisma.caf.count({ where: { issuerId: live.issuer.id } })).toBe(before);
   });
 });
 
 describe('422 before anything is consumed', () => {
   it('no certificate, a certificate not yet valid, no SII resolution, no CAF for the type', async () => {
-    const post = (rut: string, key: string, body: unknown) =>
-      t.app.inject({
-        method: 'POST',
-        url: `/api/${rut}/emitir`,
-        headers: { authorization: `Bearer ${key}` },
-        payload: body as object,
-      });
+    const post = (rut: string, key: string, body: unknown) => t.as(key).post(`/api/${rut}/emitir`, body);
 
     const noCert = await createTestIssuer(t.ctx, { ambiente: 1 });
     const noCertKey = await createTestKey(t.ctx, noCert.rut);
@@ -421,22 +425,111 @@ describe('422 before anything is consumed', () => {
       shareDatabaseOf: t,
       env: { JOBS_ENABLED: 'false' },
     });
-    try {
-      const issuer = await createTestIssuer(clocked.ctx, { ambiente: 1 });
-      const { p12, password } = generateTestCertificate({ holderRut: '13185095-6', name: 'CADUCA', validDays: 30 });
-      await importCertificate(clocked.ctx, { rut: issuer.rut, p12, password });
-      now += 40 * 86_400_000;
-      const key = await createTestKey(clocked.ctx, issuer.rut);
-      const res = await clocked.app.inject({
-        method: 'POST',
-        url: `/api/${issuer.rut}/emitir`,
-        headers: { authorization: `Bearer ${key}` },
-        payload: factura(),
-      });
-      expect(res.statusCode).toBe(422);
-      expect(res.json().code).toBe('CERTIFICATE_EXPIRED');
-    } finally {
-      await clocked.close();
+    const issuer = await createTestIssuer(clocked.ctx, { ambiente: 1 });
+    const { p12, password } = generateTestCertificate({ holderRut: '13185095-6', name: 'CADUCA', validDays: 30 });
+    await importCertificate(clocked.ctx, { rut: issuer.rut, p12, password });
+    now += 40 * 86_400_000;
+    const key = await createTestKey(clocked.ctx, issuer.rut);
+    const res = await clocked.as(key).post(`/api/${issuer.rut}/emitir`, factura());
+    expect(res.statusCode).toBe(422);
+    expect(res.json().code).toBe('CERTIFICATE_EXPIRED');
+  });
+});
+
+describe('README promises of the live path', () => {
+  it('emision_estado_dte answers 502 SII_UNAVAILABLE when the SII cannot be reached, and keeps the stored state', async () => {
+    const body = await issue(requestFor(34));
+    expect(await settledEstado(34, body.folio)).toBe('aceptado');
+    sim.setFault({ kind: 'down' });
+    const res = await t.as(live.key).post(`/api/${live.rut}/emision_estado_dte`, { type: 34, folio: body.folio });
+    expect(res.statusCode, res.body).toBe(502);
+    expect(res.json()).toMatchObject({ ok: false, code: 'SII_UNAVAILABLE' });
+    expect(res.json().request_id).toBe(res.headers['x-request-id']);
+    expect(await estadoOf(t, live.rut, 34, body.folio)).toBe('aceptado');
+  });
+
+  it('resubmitting a rechazado document sends the same signed DTE in a new envelope, same folio', async () => {
+    // Issued and resubmitted through an instance whose clock stands still, so both envelopes
+    // are signed within the same second (the SII simulator rejects fast): the new envelope
+    // must still differ from the rejected one, or DTEUpload would answer it as already received.
+    const frozen = await buildTestApp({
+      env: liveEnv(sim, url, { JOBS_ENABLED: 'false' }),
+      shareDatabaseOf: t,
+      clock: manualClock(),
+    });
+    const issued = await frozen
+      .as(live.key)
+      .post(`/api/${live.rut}/emitir`, factura({ receiver: { ...RECEIVER, rut: '11111111-1' } }));
+    expect(issued.statusCode, issued.body).toBe(200);
+    const body = issued.json();
+    expect(await settledEstado(33, body.folio)).toBe('rechazado');
+    const before = await t.ctx.db.prisma.document.findFirstOrThrow({
+      where: { issuerId: live.issuer.id, type: 33, folio: body.folio },
+    });
+    const res = await frozen.as(live.key).post('/api/emision_reenviar', { rut: live.rut, type: 33, folio: body.folio });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ ok: true, folio: body.folio, estado_sii: 'enviado' });
+    const uploads = uploadsOf(live.rut, 33, body.folio);
+    expect(uploads).toHaveLength(2);
+    expect(res.json().track_id).toBe(uploads[1]!.trackId);
+    expect(uploads[1]!.trackId).not.toBe(uploads[0]!.trackId);
+    const after = await t.ctx.db.prisma.document.findUniqueOrThrow({ where: { id: before.id } });
+    expect(Buffer.from(after.signedXml).equals(Buffer.from(before.signedXml))).toBe(true);
+    const submissions = await t.ctx.db.prisma.submission.findMany({ where: { documentId: before.id } });
+    expect(submissions).toHaveLength(2);
+    expect(submissions[0]!.envelopeSha256).not.toBe(submissions[1]!.envelopeSha256);
+    // The SII still refuses this receiver: the new envelope ends rechazado too, and nothing
+    // else was issued for it.
+    expect(await settledEstado(33, body.folio)).toBe('rechazado');
+    expect(
+      await t.ctx.db.prisma.document.count({ where: { issuerId: live.issuer.id, type: 33, folio: body.folio } }),
+    ).toBe(1);
+  });
+
+  it('a process killed mid-upload: the next worker asks the SII first, never uploads twice, and learns the track id', async () => {
+    // The SII receives the upload but the answer never comes; the server is killed meanwhile.
+    sim.setFault({ kind: 'timeout-after-receipt', paths: ['/cgi_dte/UPL/DTEUpload'], count: 1 });
+    const server = await startServer(t, liveEnv(sim, url, { JOBS_ENABLED: 'false', SII_TIMEOUT_MS: '120000' }));
+    const uploadsBefore = sim.uploads().filter((u) => u.companyRut === live.rut).length;
+    const pending = fetch(`${server.url}/api/${live.rut}/emitir`, {
+      method: 'POST',
+      headers: { ...live.auth, 'content-type': 'application/json' },
+      body: JSON.stringify(requestFor(52)),
+    }).catch(() => null);
+    await waitFor(() => sim.uploads().filter((u) => u.companyRut === live.rut).length > uploadsBefore, {
+      what: 'the SII receiving the upload',
+    });
+    await server.kill();
+    expect(await pending).toBeNull();
+
+    const upload = sim
+      .uploads()
+      .filter((u) => u.companyRut === live.rut)
+      .at(-1)!;
+    const folio = upload.documents[0]!.folio;
+    const doc = await t.ctx.db.prisma.document.findFirstOrThrow({
+      where: { issuerId: live.issuer.id, type: 52, folio },
+    });
+    expect(doc.estadoSii).toBe('pendiente');
+    const submission = await t.ctx.db.prisma.submission.findFirstOrThrow({ where: { documentId: doc.id } });
+    // The trace the dead process left: marked as being uploaded, under its lease.
+    expect(submission.state).toBe('sending');
+
+    // Another worker, once the dead one's lease is over (its clock moved past it).
+    const clock = manualClock(new Date(Date.now() + 4 * 60_000));
+    const worker = await buildTestApp({
+      env: liveEnv(sim, url, { JOBS_ENABLED: 'false' }),
+      shareDatabaseOf: t,
+      clock,
+    });
+    for (let i = 0; i < 20; i++) {
+      const step = await runSubmission(worker.ctx, submission.id, { force: true });
+      if (step?.submission.state === 'done') break;
+      clock.advance(1_000);
     }
+    const after = await t.ctx.db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } });
+    expect(after.estadoSii).toBe('aceptado');
+    expect(after.trackId).toBe(upload.trackId);
+    expect(uploadsOf(live.rut, 52, folio)).toHaveLength(1);
   });
 });

@@ -21,7 +21,7 @@ import { buildTed } from '../../src/dte/ted.ts';
 import { computeDocument } from '../../src/dte/totals.ts';
 import { escapeXml } from '../../src/dte/xml-text.ts';
 import { encodeLatin1, parseXml, signDte, signXml, withXmlDeclaration } from '../../src/dte/xmldsig.ts';
-import { santiagoDate } from '../../src/dte/chile-time.ts';
+import { santiagoDate, santiagoTimestamp } from '../../src/dte/chile-time.ts';
 import { createSiiSimulator, type SiiSimulator } from '../../src/sii-simulator/index.ts';
 import { factura, RECEIVER, requestFor } from '../helpers/requests.ts';
 
@@ -30,7 +30,18 @@ const SENDER_RUT = '13185095-6';
 const OTHER_PERSON_RUT = '8414240-9';
 const RESOLUTION = { date: '2014-08-22', number: 80 };
 const PROG_UA = 'Mozilla/4.0 (compatible; PROG 1.0; Windows NT 5.0; YComp 5.0.2.4)';
-const TODAY = santiagoDate(new Date());
+/**
+ * The shared simulator's clock runs with real time but starts at 01:00 Santiago time of the
+ * day the file loads, so its date — TODAY, used for CAF dates, document dates and stamps —
+ * cannot change under the tests (a run that crosses midnight would otherwise compare a CAF
+ * authorised "tomorrow" with a date taken "today").
+ */
+const SIM_SHIFT_MS = (() => {
+  const [hh, mm, ss] = santiagoTimestamp(new Date()).slice(11, 19).split(':').map(Number) as [number, number, number];
+  return Math.max(0, (hh * 3600 + mm * 60 + ss - 3600) * 1000);
+})();
+const simClock = () => new Date(Date.now() - SIM_SHIFT_MS);
+const TODAY = santiagoDate(simClock());
 
 const ISSUER: IssuerInfo = {
   rut: ISSUER_RUT,
@@ -46,7 +57,9 @@ const ISSUER: IssuerInfo = {
 };
 
 function certificateFor(holderRut: string): SigningCertificate {
-  const { p12, password } = generateTestCertificate({ holderRut, name: 'JOSÉ PÉREZ SOTO' });
+  // Valid since two days ago: also for the simulator's clock, which may run up to 23 h behind.
+  const notBefore = new Date(Date.now() - 2 * 86_400_000);
+  const { p12, password } = generateTestCertificate({ holderRut, name: 'JOSÉ PÉREZ SOTO', notBefore });
   return parsePkcs12(p12, password);
 }
 
@@ -325,7 +338,7 @@ let nextFolio33 = 1;
 
 beforeAll(async () => {
   cafSigner = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey;
-  sim = createSiiSimulator({ stepDelayMs: 5, cafSigningKey: cafSigner });
+  sim = createSiiSimulator({ stepDelayMs: 5, cafSigningKey: cafSigner, clock: simClock });
   ({ url: base } = await sim.listen(0));
   sim.registerIssuer({ rut: ISSUER_RUT, resolutionDate: RESOLUTION.date, resolutionNumber: RESOLUTION.number });
   cert = certificateFor(SENDER_RUT);
