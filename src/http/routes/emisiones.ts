@@ -74,6 +74,7 @@ export function emisionesRoute(ctx: AppContext): FastifyPluginAsyncZod {
                     pdf_url: issueResponseExample.pdf_url,
                     xml_url: issueResponseExample.xml_url,
                     created_at: '2026-11-23T13:05:42.120Z',
+                    email: { status: 'sent', to: ['pagos@losandes.cl'], at: '2026-11-23T13:05:44.010Z' },
                   },
                 ],
                 total: 1,
