@@ -23,7 +23,8 @@
  * The rest is derived, so the description follows the behaviour: the route's `config.auth`
  * gives the security (bearer key; bearer or the `tk` document token for `auth: 'file'`) and the
  * 401/403/404/429 codes, `config.idempotent` the `Idempotency-Key` header, the 409 codes and
- * `Idempotent-Replayed`, a body the 400/413 parsing codes. Every error status is documented as
+ * `Idempotent-Replayed`, a body (or a POST/PUT/PATCH/DELETE method, whose body Fastify parses
+ * even when the route declares none) the 400/413 parsing codes. Every error status is documented as
  * the one `Error` schema of `components` narrowed to the codes the operation can answer, and
  * every answer carries the response headers that the hooks really set (`X-Request-Id`
  * everywhere; `RateLimit-*` once the request passed the authentication hook, so not on its 401/403).
@@ -63,6 +64,8 @@ interface RouteMeta extends Omit<RouteDocInput, 'operationId' | 'summary' | 'des
 }
 
 const META = 'x-timbre-doc';
+/** Methods whose request body Fastify parses (GET and HEAD bodies are ignored). */
+const BODY_METHODS: readonly string[] = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** The documentation fields of a route's `schema` (see the comment at the top of this file). */
 export function routeDoc(input: RouteDocInput) {
@@ -349,6 +352,16 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       tags: [
         { name: 'documents', description: 'Issue, list, download and follow tax documents.' },
         { name: 'folios', description: 'CAF folio ranges.' },
+        {
+          name: 'events',
+          description:
+            'What happened to documents, folios, the certificate and e-mails, newest first; each event is the body its webhook deliveries carry.',
+        },
+        {
+          name: 'webhooks',
+          description:
+            'Endpoints that receive events, signed per Standard Webhooks and retried on failure (owner keys manage them).',
+        },
       ],
       // Here already: the generator reads the security schemes.
       components: { securitySchemes: components().securitySchemes },
@@ -364,7 +377,9 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           ...meta,
           auth: config?.auth ?? 'none',
           idempotent: config?.idempotent === true,
-          hasBody: schema.body !== undefined,
+          // Fastify parses a body sent to any of these methods, declared or not (a POST
+          // without one still answers 413 / INVALID_JSON / UNSUPPORTED_MEDIA_TYPE to one).
+          hasBody: schema.body !== undefined || [args.route.method].flat().some((m) => BODY_METHODS.includes(m)),
           hasInput: schema.querystring !== undefined || schema.params !== undefined,
           rutInPath: args.url.includes(':rut'),
         } satisfies RouteMeta;

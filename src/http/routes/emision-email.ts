@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { sendDocumentEmail } from '../../events/email.ts';
 import { requireAuth } from '../auth.ts';
+import { routeDoc } from '../openapi.ts';
 import { commonErrors, errorResponse, rutParams } from '../schemas.ts';
 
 const address = z
@@ -24,11 +25,24 @@ export function emisionEmailRoute(ctx: AppContext): FastifyPluginAsyncZod {
       {
         config: { auth: 'write' },
         schema: {
-          operationId: 'emailDocument',
-          summary: 'E-mail a document to its receiver',
-          description:
-            'Queues the PDF and the signed XML (intercambio envelope) for `to`, or for the receiver e-mail of the issue request. A live document is sent once the SII has accepted it. 422 when SMTP is not configured.',
-          tags: ['documents'],
+          ...routeDoc({
+            operationId: 'emailDocument',
+            summary: 'E-mail a document to its receiver',
+            description:
+              'Queues the PDF and the signed XML (intercambio envelope) for `to`, or for the receiver e-mail of the issue request. A live document is sent once the SII has accepted it; a document the SII rejected is not sent. 422 when SMTP is not configured. Follow it with the `email` block of the document list, or the `email.sent` / `email.failed` events.',
+            tags: ['documents'],
+            success: 'The e-mail was queued',
+            errors: ['DOCUMENT_NOT_FOUND', 'EMAIL_DISABLED', 'EMAIL_DOCUMENT_REJECTED', 'EMAIL_NO_RECIPIENT'],
+            example: {
+              request: { type: 33, folio: 1, to: ['pagos@losandes.cl'] },
+              response: {
+                ok: true,
+                type: 33,
+                folio: 1,
+                email: { status: 'pending', to: ['pagos@losandes.cl'], at: null },
+              },
+            },
+          }),
           params: rutParams,
           body,
           response: {

@@ -5,6 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { deliveriesOfEvent } from '../../events/webhooks.ts';
 import { requireAuth } from '../auth.ts';
 import { idParams } from '../event-schemas.ts';
+import { routeDoc } from '../openapi.ts';
 import { commonErrors } from '../schemas.ts';
 
 const deliverySchema = z.object({
@@ -32,10 +33,40 @@ export function eventDeliveriesRoute(ctx: AppContext): FastifyPluginAsyncZod {
       {
         config: { auth: 'read' },
         schema: {
-          operationId: 'listEventDeliveries',
-          summary: 'Delivery log of an event',
-          description: 'Per webhook endpoint: the delivery state and every attempt (HTTP status, latency, error).',
-          tags: ['events'],
+          ...routeDoc({
+            operationId: 'listEventDeliveries',
+            summary: 'Delivery log of an event',
+            description:
+              'Per webhook endpoint: the delivery state and every attempt (HTTP status, latency, error). `next_attempt_at` is set while a retry is pending.',
+            tags: ['events'],
+            success: 'The deliveries of the event',
+            errors: ['EVENT_NOT_FOUND'],
+            example: {
+              response: {
+                ok: true,
+                data: [
+                  {
+                    endpoint_id: '9e3a1f07-52c4-4d6b-8a2e-7f0b3c9d1e54',
+                    url: 'https://erp.losandes.cl/hooks/timbre',
+                    state: 'delivered',
+                    attempts: 2,
+                    next_attempt_at: null,
+                    delivered_at: '2026-11-23T13:06:12.402Z',
+                    log: [
+                      {
+                        attempt: 1,
+                        status: 503,
+                        latency_ms: 212,
+                        error: 'HTTP 503',
+                        at: '2026-11-23T13:05:42.391Z',
+                      },
+                      { attempt: 2, status: 200, latency_ms: 87, error: null, at: '2026-11-23T13:06:12.402Z' },
+                    ],
+                  },
+                ],
+              },
+            },
+          }),
           params: idParams,
           response: { 200: z.object({ ok: z.literal(true), data: z.array(deliverySchema) }), ...commonErrors },
         },

@@ -5,7 +5,9 @@ import type { AppContext } from '../../context.ts';
 import { listEvents } from '../../events/events.ts';
 import { requireAuth } from '../auth.ts';
 import { eventSchema, eventTypeSchema } from '../event-schemas.ts';
+import { routeDoc } from '../openapi.ts';
 import { commonErrors, queryInt, rutParams } from '../schemas.ts';
+import { issueResponseExample } from './emitir.ts';
 
 const querystring = z.strictObject({
   type: eventTypeSchema.optional(),
@@ -20,11 +22,58 @@ export function eventsRoute(ctx: AppContext): FastifyPluginAsyncZod {
       {
         config: { auth: 'read' },
         schema: {
-          operationId: 'listEvents',
-          summary: 'List events',
-          description:
-            'Events about documents, folios, the certificate and e-mails, newest first. Each entry is the exact body a webhook endpoint receives.',
-          tags: ['events'],
+          ...routeDoc({
+            operationId: 'listEvents',
+            summary: 'List events',
+            description:
+              'Events about documents, folios, the certificate and e-mails, newest first. Each entry is the exact body a webhook endpoint receives. `type` filters on one event type; `total` counts every match.',
+            tags: ['events'],
+            success: 'A page of events',
+            errors: [],
+            example: {
+              response: {
+                ok: true,
+                data: [
+                  {
+                    id: '5b0e7c52-3f1a-4d8e-9c61-0a2f4e7b9d13',
+                    type: 'email.sent',
+                    created_at: '2026-11-23T13:05:44.012Z',
+                    data: {
+                      type: 33,
+                      folio: 1,
+                      issuer: '76086428-5',
+                      to: ['pagos@losandes.cl'],
+                      message_id: '<a41c9e2f-7d3b-4e10-8f5a-6c2d1b0e9f37@timbre>',
+                      at: '2026-11-23T13:05:44.010Z',
+                    },
+                  },
+                  {
+                    id: '2d9f4a61-8c3e-4b7a-a5d0-1e6c9b2f8a47',
+                    type: 'document.issued',
+                    created_at: '2026-11-23T13:05:42.180Z',
+                    data: {
+                      type: 33,
+                      folio: 1,
+                      date: '2026-11-23',
+                      receiver: { rut: '76354771-K', name: 'Comercial Los Andes SpA' },
+                      totals: { net: 17980, exempt: 0, vat: 3416, vat_rate: 19, total: 21396 },
+                      env: 'sandbox',
+                      estado_sii: 'local',
+                      track_id: null,
+                      pdf_url: issueResponseExample.pdf_url,
+                      xml_url: issueResponseExample.xml_url,
+                      created_at: '2026-11-23T13:05:42.120Z',
+                      email: { status: 'pending', to: ['pagos@losandes.cl'], at: null },
+                      sii: null,
+                    },
+                  },
+                ],
+                total: 2,
+                page: 1,
+                limit: 30,
+              },
+            },
+          }),
           params: rutParams,
           querystring,
           response: {

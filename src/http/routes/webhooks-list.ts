@@ -5,6 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { listEndpoints } from '../../events/webhooks.ts';
 import { requireAuth } from '../auth.ts';
 import { endpointSchema } from '../event-schemas.ts';
+import { routeDoc } from '../openapi.ts';
 import { commonErrors, rutParams } from '../schemas.ts';
 
 export function webhooksListRoute(ctx: AppContext): FastifyPluginAsyncZod {
@@ -14,9 +15,32 @@ export function webhooksListRoute(ctx: AppContext): FastifyPluginAsyncZod {
       {
         config: { auth: 'read' },
         schema: {
-          operationId: 'listWebhooks',
-          summary: 'List webhook endpoints',
-          tags: ['webhooks'],
+          ...routeDoc({
+            operationId: 'listWebhooks',
+            summary: 'List webhook endpoints',
+            description:
+              "The issuer's webhook endpoints, oldest first, without their secrets. `failing_since` is set while deliveries fail; an endpoint failing for 3 days is disabled (`enabled: false`, `disabled_at`).",
+            tags: ['webhooks'],
+            success: 'The webhook endpoints',
+            errors: [],
+            example: {
+              response: {
+                ok: true,
+                data: [
+                  {
+                    id: '9e3a1f07-52c4-4d6b-8a2e-7f0b3c9d1e54',
+                    url: 'https://erp.losandes.cl/hooks/timbre',
+                    events: ['document.accepted', 'document.rejected'],
+                    description: 'ERP',
+                    enabled: true,
+                    created_at: '2026-11-23T13:00:05.731Z',
+                    disabled_at: null,
+                    failing_since: null,
+                  },
+                ],
+              },
+            },
+          }),
           params: rutParams,
           response: { 200: z.object({ ok: z.literal(true), data: z.array(endpointSchema) }), ...commonErrors },
         },

@@ -5,6 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { testEndpoint } from '../../events/webhooks.ts';
 import { requireOwner } from '../auth.ts';
 import { idParams } from '../event-schemas.ts';
+import { routeDoc } from '../openapi.ts';
 import { commonErrors } from '../schemas.ts';
 
 export function webhooksTestRoute(ctx: AppContext): FastifyPluginAsyncZod {
@@ -14,11 +15,25 @@ export function webhooksTestRoute(ctx: AppContext): FastifyPluginAsyncZod {
       {
         config: { auth: 'write' },
         schema: {
-          operationId: 'testWebhook',
-          summary: 'Send a ping to a webhook endpoint',
-          description:
-            'Writes a `ping` event for this endpoint and attempts its delivery at once (10 s at most); a failed ping is retried like any event.',
-          tags: ['webhooks'],
+          ...routeDoc({
+            operationId: 'testWebhook',
+            summary: 'Send a ping to a webhook endpoint',
+            description:
+              'Writes a `ping` event for this endpoint and attempts its delivery at once (10 s at most); a failed ping is retried like any event. A ping the endpoint refuses is still a 200: `delivered: false` with its `status` or `error`. Owner keys only.',
+            tags: ['webhooks'],
+            success: 'How the ping went',
+            errors: ['FORBIDDEN_ROLE', 'WEBHOOK_NOT_FOUND'],
+            example: {
+              response: {
+                ok: true,
+                event_id: '7c1d3e95-0b2a-4f68-9d47-e5a8b6c2f031',
+                delivered: true,
+                status: 200,
+                latency_ms: 94,
+                error: null,
+              },
+            },
+          }),
           params: idParams,
           response: {
             200: z.object({
