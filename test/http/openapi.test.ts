@@ -16,6 +16,7 @@ let doc: Json;
 let rut: string;
 let owner: string;
 let viewer: string;
+let editor: string;
 let otherRut: string;
 let inactiveRut: string;
 let inactiveKey: string;
@@ -27,6 +28,7 @@ beforeAll(async () => {
   rut = (await createTestIssuer(t.ctx)).rut;
   owner = await createTestKey(t.ctx, rut, 'owner');
   viewer = await createTestKey(t.ctx, rut, 'viewer');
+  editor = await createTestKey(t.ctx, rut, 'editor');
   otherRut = (await createTestIssuer(t.ctx)).rut;
   inactiveRut = (await createTestIssuer(t.ctx)).rut;
   inactiveKey = await createTestKey(t.ctx, inactiveRut, 'owner');
@@ -64,6 +66,8 @@ function documentedCodes(op: Json, status: number): string[] {
 }
 
 const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+/** A well-formed id that names no event or webhook endpoint. */
+const NO_ID = '00000000-0000-4000-8000-000000000000';
 const AUTH_HOOK_CODES = [
   'UNAUTHENTICATED',
   'INVALID_API_KEY',
@@ -260,6 +264,148 @@ describe('every error answer is documented on its operation', () => {
       code: 'VALIDATION_FAILED',
       request: () => ({ method: 'GET', url: `/api/${rut}/xml/33/abc`, headers: auth(owner) }),
     },
+    {
+      name: 'unknown event type',
+      op: 'listEvents',
+      code: 'VALIDATION_FAILED',
+      request: () => ({ method: 'GET', url: `/api/${rut}/events?type=document.lost`, headers: auth(owner) }),
+    },
+    {
+      name: 'deliveries of no event',
+      op: 'listEventDeliveries',
+      code: 'EVENT_NOT_FOUND',
+      request: () => ({ method: 'GET', url: `/api/${rut}/events/${NO_ID}/deliveries`, headers: auth(owner) }),
+    },
+    {
+      name: 'redeliver no event',
+      op: 'redeliverEvent',
+      code: 'EVENT_NOT_FOUND',
+      request: () => ({ method: 'POST', url: `/api/${rut}/events/${NO_ID}/redeliver`, headers: auth(owner) }),
+    },
+    {
+      name: 'editor redelivering (owner only)',
+      op: 'redeliverEvent',
+      code: 'FORBIDDEN_ROLE',
+      request: () => ({ method: 'POST', url: `/api/${rut}/events/${NO_ID}/redeliver`, headers: auth(editor) }),
+    },
+    {
+      name: 'body over 1 MiB on a body-less POST',
+      op: 'redeliverEvent',
+      code: 'PAYLOAD_TOO_LARGE',
+      request: () => ({
+        method: 'POST',
+        url: `/api/${rut}/events/${NO_ID}/redeliver`,
+        headers: { ...auth(owner), 'content-type': 'application/json' },
+        payload: JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }),
+      }),
+    },
+    {
+      name: 'viewer creating a webhook',
+      op: 'createWebhook',
+      code: 'FORBIDDEN_ROLE',
+      request: () => ({
+        method: 'POST',
+        url: `/api/${rut}/webhooks`,
+        headers: auth(viewer),
+        payload: { url: 'https://erp.example.cl/hooks' },
+      }),
+    },
+    {
+      name: 'editor creating a webhook (owner only)',
+      op: 'createWebhook',
+      code: 'FORBIDDEN_ROLE',
+      request: () => ({
+        method: 'POST',
+        url: `/api/${rut}/webhooks`,
+        headers: auth(editor),
+        payload: { url: 'https://erp.example.cl/hooks' },
+      }),
+    },
+    {
+      name: 'webhook URL that is not absolute',
+      op: 'createWebhook',
+      code: 'VALIDATION_FAILED',
+      request: () => ({ method: 'POST', url: `/api/${rut}/webhooks`, headers: auth(owner), payload: { url: 'hooks' } }),
+    },
+    {
+      name: 'webhook to a loopback address',
+      op: 'createWebhook',
+      code: 'WEBHOOK_URL_BLOCKED',
+      request: () => ({
+        method: 'POST',
+        url: `/api/${rut}/webhooks`,
+        headers: auth(owner),
+        payload: { url: 'http://127.0.0.1:8080/hooks' },
+      }),
+    },
+    {
+      name: 'webhooks of another issuer',
+      op: 'listWebhooks',
+      code: 'FORBIDDEN_ISSUER',
+      request: () => ({ method: 'GET', url: `/api/${otherRut}/webhooks`, headers: auth(owner) }),
+    },
+    {
+      name: 'delete no endpoint',
+      op: 'deleteWebhook',
+      code: 'WEBHOOK_NOT_FOUND',
+      request: () => ({ method: 'DELETE', url: `/api/${rut}/webhooks/${NO_ID}`, headers: auth(owner) }),
+    },
+    {
+      name: 'viewer deleting a webhook',
+      op: 'deleteWebhook',
+      code: 'FORBIDDEN_ROLE',
+      request: () => ({ method: 'DELETE', url: `/api/${rut}/webhooks/${NO_ID}`, headers: auth(viewer) }),
+    },
+    {
+      name: 'ping no endpoint',
+      op: 'testWebhook',
+      code: 'WEBHOOK_NOT_FOUND',
+      request: () => ({ method: 'POST', url: `/api/${rut}/webhooks/not-an-id/test`, headers: auth(owner) }),
+    },
+    {
+      name: 'broken JSON on a body-less POST',
+      op: 'testWebhook',
+      code: 'INVALID_JSON',
+      request: () => ({
+        method: 'POST',
+        url: `/api/${rut}/webhooks/${NO_ID}/test`,
+        headers: { ...auth(owner), 'content-type': 'application/json' },
+        payload: '{"ping":',
+      }),
+    },
+    {
+      name: 'e-mail without SMTP_URL',
+      op: 'emailDocument',
+      code: 'EMAIL_DISABLED',
+      request: () => ({
+        method: 'POST',
+        url: `/api/${rut}/emision_email`,
+        headers: auth(owner),
+        payload: { type: 33, folio, to: ['pagos@example.cl'] },
+      }),
+    },
+    {
+      name: 'viewer e-mailing',
+      op: 'emailDocument',
+      code: 'FORBIDDEN_ROLE',
+      request: () => ({
+        method: 'POST',
+        url: `/api/${rut}/emision_email`,
+        headers: auth(viewer),
+        payload: { type: 33, folio },
+      }),
+    },
+    {
+      name: 'e-mail to a bad address',
+      op: 'emailDocument',
+      code: 'VALIDATION_FAILED',
+      request: () => ({
+        method: 'POST',
+        url: `/api/${rut}/emision_email`,
+        headers: auth(owner),
+        payload: { type: 33, folio, to: ['pagos'] },
+      }),
+    },
   ];
 
   for (const c of cases) {
@@ -304,20 +450,30 @@ describe('the description', () => {
   it('names every operation, with a summary, a description, an example and named answers', () => {
     const ids = operations().map((o) => o.op.operationId);
     expect(ids.sort()).toEqual([
+      'createWebhook',
+      'deleteWebhook',
       'downloadPdf',
       'downloadXml',
+      'emailDocument',
       'getDocumentStatus',
       'issueDocument',
       'listDocuments',
+      'listEventDeliveries',
+      'listEvents',
       'listFolios',
+      'listWebhooks',
       'previewDocument',
+      'redeliverEvent',
       'requestFolios',
       'resubmitDocument',
+      'testWebhook',
     ]);
+    const tags = new Set((doc.tags as Json[]).map((tag) => tag.name));
     for (const { op } of operations()) {
       expect(op.operationId).toMatch(/^[a-z][A-Za-z]+$/);
       expect(op.summary).toBeTruthy();
       expect(op.description).toBeTruthy();
+      for (const tag of op.tags) expect(tags, `${op.operationId}: tag ${tag}`).toContain(tag);
       expect(op.responses['200'].content['application/json'].example).toBeTruthy();
       if (op.requestBody) expect(op.requestBody.content['application/json'].example).toBeTruthy();
       for (const [status, response] of Object.entries(op.responses as Json)) {
@@ -333,9 +489,9 @@ describe('the description', () => {
     expect(doc.servers).toEqual([{ url: 'http://timbre.test', description: expect.any(String) }]);
   });
 
-  it('every POST documents 413, and the idempotent ones the header and their 409s', () => {
+  it('every POST and DELETE documents 413, and the idempotent ones the header and their 409s', () => {
     for (const { method, op } of operations()) {
-      if (method !== 'post') continue;
+      if (method !== 'post' && method !== 'delete') continue;
       expect(documentedCodes(op, 413)).toEqual(['PAYLOAD_TOO_LARGE']);
       const idempotent = ['issueDocument', 'requestFolios', 'resubmitDocument'].includes(op.operationId);
       expect(op.parameters?.some((p: Json) => p.$ref === '#/components/parameters/IdempotencyKey') ?? false).toBe(
