@@ -34,8 +34,9 @@ import { webhooksTestRoute } from './http/routes/webhooks-test.ts';
 import { filesRoutes } from './http/routes/files.ts';
 import { foliosRoutes } from './http/routes/folios.ts';
 import { previewRoute } from './http/routes/preview.ts';
+import { startEventWorker } from './events/jobs.ts';
 import { startJobs } from './issuing/jobs.ts';
-import { createPdfRenderer } from './issuing/pdf-renderer.ts';
+import { createPdfRenderer } from './dte/pdf/renderer.ts';
 import { dashboard } from './web/index.ts';
 import { loggerOptions } from './logger.ts';
 import { createSiiClient } from './sii/client.ts';
@@ -112,7 +113,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       ctx.log,
     );
     await changeFeed.ready;
-    ctx.jobs = await startJobs(ctx, { work: opts.config.JOBS_ENABLED });
+    ctx.jobs = await startJobs(ctx, { work: opts.config.JOBS_ENABLED, startWorker: startEventWorker });
   });
   app.addHook('onClose', async () => {
     await ctx.jobs?.stop();

@@ -26,7 +26,7 @@ import { type AppContext, createKeyCaches } from './context.ts';
 import { openDatabase } from './db/database.ts';
 import { createSignInToken, createUser, deactivateUser, listUsers, resetPassword, userView } from './admin/users.ts';
 import { randomBytes } from 'node:crypto';
-import { createPdfRenderer } from './issuing/pdf-renderer.ts';
+import { createPdfRenderer } from './dte/pdf/renderer.ts';
 import { AppError } from './errors.ts';
 import { loggerOptions } from './logger.ts';
 import { createSiiClient } from './sii/client.ts';

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { KeyCaches } from './caches.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
-import type { PdfRenderer } from './issuing/pdf-renderer.ts';
+import type { PdfRenderer } from './dte/pdf/renderer.ts';
 import type { SiiClient } from './sii/types.ts';
 
 export type Clock = () => Date;

@@ -15,36 +15,19 @@ import { santiagoTimestamp } from '../dte/chile-time.ts';
 import { buildEnvelope, envelopeKindOf } from '../dte/envelope.ts';
 import { DTE_NAMES, type DteType } from '../dte/model.ts';
 import { AppError } from '../errors.ts';
-import type { Document, EmailMessage, Environment, Issuer, Prisma } from '../generated/prisma/client.ts';
+import type { Document, EmailMessage, Issuer } from '../generated/prisma/client.ts';
 import { isAccepted } from '../issuing/document-state.ts';
 import { findIssuedDocument } from '../issuing/document-status.ts';
 import { documentFile } from '../issuing/document-files.ts';
 import { type EmailView, emailViewOf } from '../issuing/email-view.ts';
 import { signingCertificate } from '../issuing/key-material.ts';
 import { caratulaOf } from '../issuing/submissions.ts';
-import { recordEvent } from './events.ts';
+import { emailEnabled } from '../issuing/email-queue.ts';
+import { recordEvent } from '../issuing/events.ts';
+
+export { emailEnabled, queueIssueEmail } from '../issuing/email-queue.ts';
 
 const LEASE_MS = 2 * 60_000;
-
-export function emailEnabled(ctx: AppContext): boolean {
-  return Boolean(ctx.config.SMTP_URL);
-}
-
-/**
- * Queues the e-mail of a just-issued document, inside the issue transaction (only when the
- * request named a receiver e-mail).
- */
-export async function queueIssueEmail(
-  ctx: AppContext,
-  tx: Prisma.TransactionClient,
-  input: { issuerId: string; documentId: string; env: Environment; to: string[] },
-): Promise<EmailMessage | null> {
-  if (input.to.length === 0) return null;
-  const state = !emailEnabled(ctx) ? 'disabled' : input.env === 'sandbox' ? 'pending' : 'waiting';
-  return tx.emailMessage.create({
-    data: { issuerId: input.issuerId, documentId: input.documentId, to: input.to, state, nextRunAt: ctx.clock() },
-  });
-}
 
 /**
  * `POST /api/{rut}/emision_email`: e-mail the document again, to `to` or to the receiver's

@@ -9,9 +9,9 @@ import { AppError, validationError } from '../errors.ts';
 import type { Issuer, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../generated/prisma/client.ts';
 import { environmentOf } from '../issuing/environment.ts';
 import { attemptDelivery, claimDeliveries } from './deliveries.ts';
-import { findEvent, recordEvent } from './events.ts';
+import { findEvent, recordEvent } from '../issuing/events.ts';
 import { checkTarget } from './ssrf.ts';
-import type { EventType } from './types.ts';
+import type { EventType } from '../issuing/event-types.ts';
 
 export const MAX_ENDPOINTS = 10;
 

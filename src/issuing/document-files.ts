@@ -107,7 +107,7 @@ export async function documentFile(
 }
 
 /**
- * The document's PDF in `format`: rendered once, in a worker thread (src/issuing/pdf-renderer.ts),
+ * The document's PDF in `format`: rendered once, in a worker thread (src/dte/pdf/renderer.ts),
  * on its first download, then stored (document_files) and served from there. Concurrent first
  * downloads in one process share one render; across instances the first stored copy wins.
  * A document's printed form depends only on what was stored at issue (model, TED,

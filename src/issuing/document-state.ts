@@ -27,8 +27,8 @@
  */
 import type { AppContext } from '../context.ts';
 import type { DteDocument } from '../dte/model.ts';
-import { recordEvent } from '../events/events.ts';
-import type { EventType } from '../events/types.ts';
+import { recordEvent } from './events.ts';
+import type { EventType } from './event-types.ts';
 import type { Document, Prisma } from '../generated/prisma/client.ts';
 import { documentView } from './document-view.ts';
 import type { EstadoSii } from './list-documents.ts';

@@ -28,7 +28,7 @@ import { AppError, validationError } from '../errors.ts';
 import type { Caf, Environment, Issuer, Prisma } from '../generated/prisma/client.ts';
 import { insertCaf, storeCaf, verifyCaf } from '../admin/cafs.ts';
 import { santiagoDate } from '../dte/chile-time.ts';
-import { folioThreshold } from '../events/folio-alerts.ts';
+import { folioThreshold } from './folio-alerts.ts';
 import { environmentOf } from './environment.ts';
 import { SANDBOX_CAF_IDK, sandboxCafSigner, signingCertificate } from './key-material.ts';
 

@@ -11,7 +11,6 @@
  */
 import PgBoss from 'pg-boss';
 import type { AppContext, JobQueue } from '../context.ts';
-import { startEventWorker } from '../events/jobs.ts';
 import { dueSubmissions, runSubmission } from './submissions.ts';
 
 const STEP_QUEUE = 'sii-submission-step';
@@ -19,7 +18,16 @@ const STEP_QUEUE = 'sii-submission-step';
 export type { JobQueue };
 
 /** A queue that only sends wake-ups (JOBS_ENABLED=false: another instance does the work). */
-export async function startJobs(ctx: AppContext, opts: { work: boolean }): Promise<JobQueue> {
+/** Other background work started and stopped with the queue (the events worker, src/events/jobs.ts). */
+export interface Worker {
+  nudge(): void;
+  stop(): Promise<void>;
+}
+
+export async function startJobs(
+  ctx: AppContext,
+  opts: { work: boolean; startWorker?: (ctx: AppContext) => Worker },
+): Promise<JobQueue> {
   const boss = new PgBoss({
     connectionString: ctx.db.url,
     schema: 'pgboss',
@@ -49,7 +57,7 @@ export async function startJobs(ctx: AppContext, opts: { work: boolean }): Promi
   };
 
   let timer: NodeJS.Timeout | null = null;
-  const events = opts.work ? startEventWorker(ctx) : null;
+  const events = opts.work && opts.startWorker ? opts.startWorker(ctx) : null;
   if (opts.work) {
     const pollingIntervalSeconds = ctx.config.JOBS_POLL_SECONDS;
     await boss.work<{ submissionId: string }>(STEP_QUEUE, { pollingIntervalSeconds, batchSize: 4 }, async (jobs) => {

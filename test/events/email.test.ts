@@ -149,8 +149,7 @@ describe('e-mail to the receiver (sandbox)', () => {
       expect(res.statusCode).toBe(422);
       expect(res.json().code).toBe('EMAIL_DISABLED');
     } finally {
-      await off.app.close();
-      await off.db.close();
+      await off.close();
     }
   });
 });

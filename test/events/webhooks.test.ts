@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordEvent } from '../../src/events/events.ts';
+import { recordEvent } from '../../src/issuing/events.ts';
 import { scanTimeEvents } from '../../src/events/scheduled.ts';
 import { importCertificate } from '../../src/admin/certificates.ts';
 import { generateTestCertificate } from '../../src/dte/certificate.ts';
@@ -50,7 +50,9 @@ async function issue(body: Record<string, unknown>) {
   return res.json() as { folio: number; type: number };
 }
 
-describe('webhook endpoints', () => {
+// These steps share one endpoint and its deliveries (created, delivered, redelivered, pinged):
+// an ordered scenario, kept in order under the suite's shuffle.
+describe('webhook endpoints', { shuffle: false }, () => {
   it('creates an endpoint: the secret is whsec_ with ≥ 24 bytes, shown once', async () => {
     const res = await t.app.inject({
       method: 'POST',
@@ -203,8 +205,7 @@ describe('SSRF guard', () => {
         expect(res.json()).toMatchObject({ code: 'WEBHOOK_URL_BLOCKED', details: [{ path: 'url' }] });
       }
     } finally {
-      await strict.app.close();
-      await strict.db.close();
+      await strict.close();
     }
   });
 });

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { DTE_TYPES } from '../../dte/model.ts';
 import { documentFile, type FileKind, locateDocument } from '../../issuing/document-files.ts';
-import { createLimiter } from '../../issuing/pdf-renderer.ts';
+import { createLimiter } from '../../dte/pdf/renderer.ts';
 import { routeDoc } from '../openapi.ts';
 import { commonErrors, rutParam } from '../schemas.ts';
 

@@ -1,10 +1,10 @@
 /**
- * The worker thread behind `createPdfRenderer` (src/issuing/pdf-renderer.ts): a thin wrapper
+ * The worker thread behind `createPdfRenderer` (src/dte/pdf/renderer.ts): a thin wrapper
  * that calls the renderer's exported entry point, `renderPdf`, off the main event loop.
  */
 import { parentPort } from 'node:worker_threads';
-import type { DteDocument } from '../dte/model.ts';
-import { type PdfFormat, renderPdf } from '../dte/pdf/index.ts';
+import type { DteDocument } from '../model.ts';
+import { type PdfFormat, renderPdf } from './index.ts';
 
 export interface RenderTask {
   id: number;

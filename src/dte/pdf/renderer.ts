@@ -8,9 +8,9 @@
  * dependency); the built service runs the compiled `.js` next to this module.
  */
 import { Worker } from 'node:worker_threads';
-import type { DteDocument } from '../dte/model.ts';
-import type { PdfFormat } from '../dte/pdf/index.ts';
-import type { RenderResult, RenderTask } from './pdf-worker.ts';
+import type { DteDocument } from '../model.ts';
+import type { PdfFormat } from './index.ts';
+import type { RenderResult, RenderTask } from './worker.ts';
 
 export interface PdfRenderInput {
   doc: DteDocument;
@@ -39,9 +39,9 @@ interface Slot {
 
 /** A worker running pdf-worker: the compiled `.js`, or the `.ts` through tsx's loader. */
 function startWorker(): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./pdf-worker.js', import.meta.url));
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./worker.js', import.meta.url));
   const tsx = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./pdf-worker.ts', import.meta.url).href;
+  const entry = new URL('./worker.ts', import.meta.url).href;
   const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(entry)}); });`;
   return new Worker(boot, { eval: true });
 }
