@@ -230,14 +230,14 @@ ${model.refs.length ? html`<h3>Referencias</h3><ul>${model.refs.map((r) => html`
 <section aria-labelledby="h-eventos"><h2 id="h-eventos">Eventos y correos</h2>
 ${
   events.length
-    ? html`<div class="table-wrap"><table class="list"><caption class="visually-hidden">Eventos del documento</caption><thead><tr><th scope="col">Fecha</th><th scope="col">Evento</th></tr></thead>
+    ? html`<div class="table-wrap"><table class="list events"><caption class="visually-hidden">Eventos del documento</caption><thead><tr><th scope="col">Fecha</th><th scope="col">Evento</th></tr></thead>
 <tbody>${events.map((e) => html`<tr><td>${dateTime(new Date(e.created_at))}</td><td>${eventLabel(e.type)} <code class="muted">${e.type}</code></td></tr>`)}</tbody></table></div>`
     : html`<p class="empty">Sin eventos.</p>`
 }
 <h3>Correos al receptor</h3>
 ${
   emails.length
-    ? html`<div class="table-wrap"><table class="list"><thead><tr><th scope="col">Fecha</th><th scope="col">Estado</th><th scope="col">Destinatarios</th></tr></thead>
+    ? html`<div class="table-wrap"><table class="list emails"><thead><tr><th scope="col">Fecha</th><th scope="col">Estado</th><th scope="col">Destinatarios</th></tr></thead>
 <tbody>${emails.map((m) => {
         const state = EMAIL_STATE_LABELS[m.state] ?? { label: m.state, tone: 'gray' };
         return html`<tr><td>${dateTime(new Date(m.at ?? m.created_at))}</td><td><span class="badge badge-${state.tone}">${state.label}</span>${m.error && m.state !== 'sent' ? html`<br><span class="muted">${m.error}</span>` : ''}</td><td class="wrap">${m.to.join(', ')}</td></tr>`;
