@@ -172,10 +172,14 @@ describe('Webhooks page', () => {
   it('tells a bad URL next to the field and saves nothing', async () => {
     await page.goto(dash('webhooks'));
     await page.fill('#wh-url', 'ftp://erp.ferreteria.cl/eventos');
+    await page.click('summary:has-text("Eventos")');
+    await page.check('input[name="events"][value="document.rejected"]');
     await page.click('button:has-text("Agregar endpoint")');
     expect(await page.textContent('#wh-url-error')).toContain('La URL debe empezar con https://');
     expect(await page.getAttribute('#wh-url', 'aria-invalid')).toBe('true');
     expect(await page.inputValue('#wh-url')).toBe('ftp://erp.ferreteria.cl/eventos');
+    // What was chosen stays chosen (the event list re-opens with its box ticked).
+    expect(await page.isChecked('input[name="events"][value="document.rejected"]')).toBe(true);
     await look(page, 'error');
     expect(await t.db.prisma.webhookEndpoint.count({ where: { url: { startsWith: 'ftp:' } } })).toBe(0);
   });
@@ -220,7 +224,9 @@ describe('Webhooks page', () => {
     expect(again.attachments.map((a) => a.contentType)).toContain('application/pdf');
     await eventually(async () => {
       await page.reload();
-      return (await block.locator('table.emails tr:has-text("contabilidad@nandu.cl"):has-text("Enviado")').count()) === 1;
+      return (
+        (await block.locator('table.emails tr:has-text("contabilidad@nandu.cl"):has-text("Enviado")').count()) === 1
+      );
     });
     await look(page, 'documento-eventos');
   });

@@ -81,6 +81,18 @@ function recipients(text: string): { to: string[]; problem?: string } {
   return { to };
 }
 
+/** What an event of the document adds to its type: the e-mail's recipients or error, the SII's word. */
+function eventDetail(data: Record<string, unknown>): string {
+  const parts: string[] = [];
+  if (Array.isArray(data.to)) parts.push(`Para ${data.to.join(', ')}`);
+  if (typeof data.error === 'string') parts.push(data.error);
+  const sii = data.sii as { estado?: unknown; glosa?: unknown } | null | undefined;
+  if (sii && typeof sii === 'object' && (sii.estado || sii.glosa)) {
+    parts.push(`SII: ${String(sii.estado ?? '')} ${String(sii.glosa ?? '')}`.trim());
+  }
+  return parts.join(' — ') || '—';
+}
+
 function queryString(q: ListQuery, over: Partial<ListQuery>): string {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries({ ...q, ...over })) if (v) params.set(k, String(v));
@@ -230,8 +242,8 @@ ${model.refs.length ? html`<h3>Referencias</h3><ul>${model.refs.map((r) => html`
 <section aria-labelledby="h-eventos"><h2 id="h-eventos">Eventos y correos</h2>
 ${
   events.length
-    ? html`<div class="table-wrap"><table class="list events"><caption class="visually-hidden">Eventos del documento</caption><thead><tr><th scope="col">Fecha</th><th scope="col">Evento</th></tr></thead>
-<tbody>${events.map((e) => html`<tr><td>${dateTime(new Date(e.created_at))}</td><td>${eventLabel(e.type)} <code class="muted">${e.type}</code></td></tr>`)}</tbody></table></div>`
+    ? html`<div class="table-wrap"><table class="list events"><caption class="visually-hidden">Eventos del documento</caption><thead><tr><th scope="col">Fecha</th><th scope="col">Evento</th><th scope="col">Detalle</th></tr></thead>
+<tbody>${events.map((e) => html`<tr><td class="nowrap">${dateTime(new Date(e.created_at))}</td><td>${eventLabel(e.type)} <code class="muted">${e.type}</code></td><td class="wrap">${eventDetail(e.data)}</td></tr>`)}</tbody></table></div>`
     : html`<p class="empty">Sin eventos.</p>`
 }
 <h3>Correos al receptor</h3>
@@ -240,7 +252,7 @@ ${
     ? html`<div class="table-wrap"><table class="list emails"><thead><tr><th scope="col">Fecha</th><th scope="col">Estado</th><th scope="col">Destinatarios</th></tr></thead>
 <tbody>${emails.map((m) => {
         const state = EMAIL_STATE_LABELS[m.state] ?? { label: m.state, tone: 'gray' };
-        return html`<tr><td>${dateTime(new Date(m.at ?? m.created_at))}</td><td><span class="badge badge-${state.tone}">${state.label}</span>${m.error && m.state !== 'sent' ? html`<br><span class="muted">${m.error}</span>` : ''}</td><td class="wrap">${m.to.join(', ')}</td></tr>`;
+        return html`<tr><td class="nowrap">${dateTime(new Date(m.at ?? m.created_at))}</td><td><span class="badge badge-${state.tone}">${state.label}</span>${m.error && m.state !== 'sent' ? html`<br><span class="muted">${m.error}</span>` : ''}</td><td class="wrap">${m.to.join(', ')}</td></tr>`;
       })}</tbody></table></div>`
     : html`<p class="empty">${receiverEmail ? 'No se ha enviado por correo.' : 'No se ha enviado por correo: la emisión no indicó el correo del receptor.'}</p>`
 }

@@ -45,7 +45,7 @@ interface View {
 }
 
 function eventName(type: string): Html {
-  return html`${eventLabel(type)} <code class="muted">${type}</code>`;
+  return html`${eventLabel(type)}<br><code class="muted">${type}</code>`;
 }
 
 async function render(ctx: AppContext, reply: FastifyReply, v: View, status = 200) {
@@ -115,7 +115,7 @@ ${
 <tbody>${attempts.map((a) => {
         const first = !seen.has(a.event_id);
         seen.add(a.event_id);
-        return html`<tr><td>${dateTime(new Date(a.at))}</td><td>${eventName(a.event_type)}</td><td class="wrap"><code>${a.url}</code></td>
+        return html`<tr><td class="nowrap">${dateTime(new Date(a.at))}</td><td>${eventName(a.event_type)}</td><td class="wrap"><code>${a.url}</code></td>
 <td class="num">${a.attempt}</td><td class="num">${a.status === null ? '—' : html`<span class="badge ${a.status >= 200 && a.status < 300 ? 'badge-green' : 'badge-red'}">${a.status}</span>`}</td>
 <td class="num">${a.latency_ms} ms</td><td class="wrap">${a.error ?? '—'}</td>
 ${owner ? html`<td>${first ? html`<form method="post" action="${base}/eventos/${a.event_id}/reenviar" class="inline">${csrfField(web)}<button type="submit" class="button small">Reenviar</button></form>` : ''}</td>` : ''}</tr>`;
