@@ -61,6 +61,35 @@ export async function sendDocumentEmail(
   return { document, email: emailViewOf(row) };
 }
 
+export interface DocumentEmailView extends EmailView {
+  id: string;
+  /** Finer than `status`: `waiting` (a live document not yet accepted) is `pending` there. */
+  state: EmailMessage['state'];
+  attempts: number;
+  error: string | null;
+  created_at: string;
+}
+
+/** Every e-mail of one document, newest first (the dashboard's document page). */
+export async function emailsOfDocument(
+  ctx: AppContext,
+  issuer: Issuer,
+  documentId: string,
+): Promise<DocumentEmailView[]> {
+  const rows = await ctx.db.prisma.emailMessage.findMany({
+    where: { issuerId: issuer.id, documentId },
+    orderBy: { createdAt: 'desc' },
+  });
+  return rows.map((m) => ({
+    ...emailViewOf(m),
+    id: m.id,
+    state: m.state,
+    attempts: m.attempts,
+    error: m.lastError,
+    created_at: m.createdAt.toISOString(),
+  }));
+}
+
 function transport(ctx: AppContext): Transporter {
   ctx.caches.mailTransport ??= nodemailer.createTransport(ctx.config.SMTP_URL as string);
   return ctx.caches.mailTransport;

@@ -193,3 +193,39 @@ export async function deliveriesOfEvent(ctx: AppContext, issuer: Issuer, eventId
     })),
   }));
 }
+
+export interface AttemptLogView {
+  event_id: string;
+  event_type: string;
+  endpoint_id: string;
+  url: string;
+  attempt: number;
+  status: number | null;
+  latency_ms: number;
+  error: string | null;
+  at: string;
+}
+
+/**
+ * The issuer's latest delivery attempts, newest first, across events and endpoints (the
+ * dashboard's delivery log; `deliveriesOfEvent` is the same log for one event).
+ */
+export async function recentAttempts(ctx: AppContext, issuer: Issuer, limit = 50): Promise<AttemptLogView[]> {
+  const rows = await ctx.db.prisma.webhookAttempt.findMany({
+    where: { issuerId: issuer.id },
+    orderBy: [{ createdAt: 'desc' }, { attempt: 'desc' }],
+    take: limit,
+    include: { delivery: { include: { event: { select: { type: true } }, endpoint: { select: { url: true } } } } },
+  });
+  return rows.map((a) => ({
+    event_id: a.delivery.eventId,
+    event_type: a.delivery.event.type,
+    endpoint_id: a.delivery.endpointId,
+    url: a.delivery.endpoint.url,
+    attempt: a.attempt,
+    status: a.status,
+    latency_ms: a.latencyMs,
+    error: a.error,
+    at: a.createdAt.toISOString(),
+  }));
+}

@@ -78,3 +78,38 @@ export const ROLE_LABELS: Record<string, string> = { owner: 'Dueño', editor: 'E
 export function daysLeft(until: Date, now: Date): number {
   return Math.floor((until.getTime() - now.getTime()) / 86_400_000);
 }
+
+/** Event types (DESIGN §9) in words; the code itself is shown next to them for integrators. */
+export const EVENT_LABELS: Record<string, string> = {
+  'document.issued': 'Documento emitido',
+  'document.accepted': 'Aceptado por el SII',
+  'document.accepted_with_objections': 'Aceptado con reparos por el SII',
+  'document.rejected': 'Rechazado por el SII',
+  'document.voided': 'Anulado',
+  'document.restored': 'Vuelve a estar vigente',
+  'document.submission_delayed': 'Envío al SII demorado',
+  'folios.low': 'Quedan pocos folios',
+  'folios.exhausted': 'Folios agotados',
+  'caf.expiring': 'CAF por vencer',
+  'certificate.expiring': 'Certificado por vencer',
+  'certificate.expired': 'Certificado vencido',
+  'email.sent': 'Correo enviado',
+  'email.failed': 'Correo no enviado',
+  ping: 'Prueba (ping)',
+  'webhook.disabled': 'Webhook desactivado',
+};
+
+export function eventLabel(type: string): string {
+  return EVENT_LABELS[type] ?? type;
+}
+
+/** An e-mail's state (email_messages.state) → label and badge tone. */
+export const EMAIL_STATE_LABELS: Record<string, { label: string; tone: string }> = {
+  waiting: { label: 'Espera la aceptación del SII', tone: 'amber' },
+  pending: { label: 'Pendiente', tone: 'amber' },
+  sending: { label: 'Enviando', tone: 'blue' },
+  sent: { label: 'Enviado', tone: 'green' },
+  failed: { label: 'No enviado', tone: 'red' },
+  disabled: { label: 'Correo desactivado', tone: 'gray' },
+  cancelled: { label: 'Cancelado', tone: 'gray' },
+};

@@ -37,6 +37,12 @@ const BY_CODE: Partial<Record<ErrorCode, string>> = {
   FORBIDDEN_ROLE: 'Tu rol no permite esta acción.',
   DOCUMENT_NOT_FOUND: 'No encontramos ese documento.',
   ISSUER_NOT_FOUND: 'No encontramos esa página.',
+  WEBHOOK_LIMIT_REACHED: 'Ya hay 10 endpoints en este emisor: elimina uno para agregar otro.',
+  WEBHOOK_NOT_FOUND: 'Ese endpoint no existe (quizás ya fue eliminado).',
+  EVENT_NOT_FOUND: 'Ese evento no existe.',
+  EMAIL_DISABLED: 'El envío de correos no está configurado en esta instalación (SMTP_URL).',
+  EMAIL_NO_RECIPIENT: 'El documento no tiene correo del receptor: escribe a quién enviarlo.',
+  EMAIL_DOCUMENT_REJECTED: 'El SII rechazó este documento: no se envía al receptor.',
   INTERNAL: 'Ocurrió un error interno. Inténtalo de nuevo; si persiste, contáctanos.',
 };
 
@@ -136,6 +142,16 @@ const PHRASES: [RegExp, (m: RegExpExecArray) => string][] = [
   ],
   [/already voided/, () => 'Ese documento ya está anulado.'],
   [/^totals must equal those of (.*)$/, (m) => `Los totales deben ser iguales a los de ${m[1]} (anulación).`],
+  // Webhook URLs (src/events/webhooks.ts and ssrf.ts).
+  [/^must be an absolute http\(s\) URL$/, () => 'Escribe una URL completa, por ejemplo https://example.cl/timbre.'],
+  [/^the URL must be http or https$/, () => 'La URL debe empezar con https:// (o http://).'],
+  [/^live issuers must use an https URL$/, () => 'En producción la URL debe usar https://.'],
+  [/^the URL must not carry credentials$/, () => 'La URL no puede llevar usuario ni contraseña.'],
+  [
+    /^(\S+) (is not a public address|resolves to a non-public address.*)$/,
+    (m) => `${m[1]} es una dirección privada o local: Timbre solo envía webhooks a direcciones públicas de internet.`,
+  ],
+  [/^(\S+) does not resolve$/, (m) => `No encontramos el dominio ${m[1]}: revisa la URL.`],
   [/must be an e-mail address/, () => 'Debe ser un correo electrónico.'],
   [/must be at least (\d+) characters/, (m) => `Debe tener al menos ${m[1]} caracteres.`],
   [

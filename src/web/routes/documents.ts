@@ -12,13 +12,25 @@ import { environmentOf } from '../../issuing/environment.ts';
 import { ESTADOS_SII, type EstadoSii, type ListFilters, listDocuments } from '../../issuing/list-documents.ts';
 import { resubmitDocument } from '../../issuing/resubmit.ts';
 import { curlExample, estadoBadge, typeBadge } from '../components.ts';
-import { ESTADO_LABELS, date, dateTime, decimal, money, rut, TYPE_NAMES, typeName } from '../format.ts';
+import {
+  EMAIL_STATE_LABELS,
+  ESTADO_LABELS,
+  date,
+  dateTime,
+  decimal,
+  eventLabel,
+  money,
+  rut,
+  TYPE_NAMES,
+  typeName,
+} from '../format.ts';
 import { attr, html } from '../html.ts';
-import { csrfField, notice, page } from '../layout.ts';
+import { csrfField, describedBy, fieldError, notice, page } from '../layout.ts';
 import { errorMessage } from '../messages.ts';
 import { issuerOf, sendHtml, signedIn } from '../plugin.ts';
 import type { DteDocument } from '../../dte/model.ts';
-import { documentActivity } from '../pending.ts';
+import { emailEnabled, emailsOfDocument, sendDocumentEmail } from '../../events/email.ts';
+import { eventsOfDocument } from '../../events/events.ts';
 
 interface ListQuery {
   tipo_dte?: string;
@@ -55,6 +67,30 @@ function filtersOf(q: ListQuery): { filters: ListFilters; problems: string[] } {
   if (q.page && /^\d{1,6}$/.test(q.page) && Number(q.page) >= 1) f.page = Number(q.page);
   if (q.limit && /^\d{1,3}$/.test(q.limit) && Number(q.limit) >= 1 && Number(q.limit) <= 100) f.limit = Number(q.limit);
   return { filters: f, problems };
+}
+
+/**
+ * The addresses of "Reenviar por correo" (commas, semicolons or spaces between them), checked
+ * with the rule of POST /api/{rut}/emision_email: at most 10, each an e-mail address.
+ */
+function recipients(text: string): { to: string[]; problem?: string } {
+  const to = [...new Set(text.split(/[\s,;]+/).filter(Boolean))];
+  const bad = to.find((a) => a.length > 254 || !/^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/.test(a));
+  if (bad) return { to, problem: `«${bad.slice(0, 80)}» no es un correo electrónico.` };
+  if (to.length > 10) return { to, problem: 'Máximo 10 destinatarios.' };
+  return { to };
+}
+
+/** What an event of the document adds to its type: the e-mail's recipients or error, the SII's word. */
+function eventDetail(data: Record<string, unknown>): string {
+  const parts: string[] = [];
+  if (Array.isArray(data.to)) parts.push(`Para ${data.to.join(', ')}`);
+  if (typeof data.error === 'string') parts.push(data.error);
+  const sii = data.sii as { estado?: unknown; glosa?: unknown } | null | undefined;
+  if (sii && typeof sii === 'object' && (sii.estado || sii.glosa)) {
+    parts.push(`SII: ${String(sii.estado ?? '')} ${String(sii.glosa ?? '')}`.trim());
+  }
+  return parts.join(' — ') || '—';
 }
 
 function queryString(q: ListQuery, over: Partial<ListQuery>): string {
@@ -138,15 +174,33 @@ ${result.data.map(
       const model = d.model as unknown as DteDocument;
       const base = `/dashboard/${issuer.rut}/documentos/${d.type}/${d.folio}`;
       const files = `${base}/%s?env=${d.environment}`;
-      const activity = await documentActivity(ctx, issuer, d);
-      const flash = request.query as { ok?: string; error?: string };
+      const [events, emails] = await Promise.all([
+        eventsOfDocument(ctx, issuer, d.id),
+        emailsOfDocument(ctx, issuer, d.id),
+      ]);
+      const flash = request.query as { ok?: string; error?: string; to?: string };
       const live = d.environment === 'live';
       const canResend =
         live && may(web.user, 'issue') && !['aceptado', 'aceptado_con_reparos', 'anulado'].includes(d.estadoSii);
+      // emision_email finds the document in the issuer's current environment: offer it there only.
+      const canEmail =
+        may(web.user, 'issue') &&
+        emailEnabled(ctx) &&
+        d.environment === environmentOf(issuer) &&
+        d.estadoSii !== 'rechazado';
+      const receiverEmail = (d.request as { receiver?: { email?: string } } | null)?.receiver?.email ?? '';
+      // A refused "Reenviar por correo" comes back with the addresses typed and the reason.
+      const emailError =
+        flash.error === 'correo'
+          ? recipients(flash.to ?? '').problem
+          : flash.error?.startsWith('EMAIL_') && flash.error in ERROR_CATALOG
+            ? errorMessage(new AppError(flash.error as ErrorCode))
+            : undefined;
       const body = html`
 ${flash.ok === 'reenviado' ? notice('ok', 'Se envió de nuevo al SII.') : ''}
+${flash.ok === 'correo' ? notice('ok', live && !['aceptado', 'aceptado_con_reparos', 'anulado'].includes(d.estadoSii) ? 'Correo en cola: se enviará cuando el SII acepte el documento.' : 'Correo en cola: se envía en unos segundos.') : ''}
 ${flash.ok === 'emitido' ? notice('ok', html`Documento emitido con folio <strong>${d.folio}</strong>.${live ? ` Estado SII: ${ESTADO_LABELS[d.estadoSii]?.label ?? d.estadoSii}.` : ''} <a href="/dashboard/${issuer.rut}/emitir">Emitir otro</a>`) : ''}
-${flash.error && flash.error in ERROR_CATALOG ? notice('error', errorMessage(new AppError(flash.error as ErrorCode))) : ''}
+${flash.error && flash.error in ERROR_CATALOG && !(emailError && canEmail) ? notice('error', errorMessage(new AppError(flash.error as ErrorCode))) : ''}
 <div class="doc-head">
   <p>${typeBadge(d.type)} ${estadoBadge(d.estadoSii)} ${live && (d.siiCode || d.siiGlosa) ? html`<span class="sii-raw">SII: <code>${d.siiCode ?? ''}</code> ${d.siiGlosa ?? ''}</span>` : ''}</p>
   <p class="doc-actions">
@@ -187,12 +241,31 @@ ${model.refs.length ? html`<h3>Referencias</h3><ul>${model.refs.map((r) => html`
 </section>
 <section aria-labelledby="h-eventos"><h2 id="h-eventos">Eventos y correos</h2>
 ${
-  activity.available
-    ? activity.rows.length
-      ? html`<table class="list"><thead><tr><th scope="col">Fecha</th><th scope="col">Evento</th><th scope="col">Detalle</th></tr></thead>
-<tbody>${activity.rows.map((a) => html`<tr><td>${dateTime(a.at)}</td><td><code>${a.type}</code></td><td>${a.detail}</td></tr>`)}</tbody></table>`
-      : html`<p class="empty">Sin eventos.</p>`
-    : html`<p class="muted" data-pending="events">El historial de eventos y correos de este documento se mostrará aquí cuando los eventos estén activados en esta instalación.</p>`
+  events.length
+    ? html`<div class="table-wrap"><table class="list events"><caption class="visually-hidden">Eventos del documento</caption><thead><tr><th scope="col">Fecha</th><th scope="col">Evento</th><th scope="col">Detalle</th></tr></thead>
+<tbody>${events.map((e) => html`<tr><td class="nowrap">${dateTime(new Date(e.created_at))}</td><td>${eventLabel(e.type)} <code class="muted">${e.type}</code></td><td class="wrap">${eventDetail(e.data)}</td></tr>`)}</tbody></table></div>`
+    : html`<p class="empty">Sin eventos.</p>`
+}
+<h3>Correos al receptor</h3>
+${
+  emails.length
+    ? html`<div class="table-wrap"><table class="list emails"><thead><tr><th scope="col">Fecha</th><th scope="col">Estado</th><th scope="col">Destinatarios</th></tr></thead>
+<tbody>${emails.map((m) => {
+        const state = EMAIL_STATE_LABELS[m.state] ?? { label: m.state, tone: 'gray' };
+        return html`<tr><td class="nowrap">${dateTime(new Date(m.at ?? m.created_at))}</td><td><span class="badge badge-${state.tone}">${state.label}</span>${m.error && m.state !== 'sent' ? html`<br><span class="muted">${m.error}</span>` : ''}</td><td class="wrap">${m.to.join(', ')}</td></tr>`;
+      })}</tbody></table></div>`
+    : html`<p class="empty">${receiverEmail ? 'No se ha enviado por correo.' : 'No se ha enviado por correo: la emisión no indicó el correo del receptor.'}</p>`
+}
+${
+  canEmail
+    ? html`<form method="post" action="${base}/correo" class="row-form email-form">${csrfField(web)}
+<div class="field grow"><label for="mail-to">Destinatarios</label>
+<input id="mail-to" name="to" type="text" inputmode="email" autocomplete="off" maxlength="2600" value="${emailError ? (flash.to ?? '') : ''}" placeholder="${receiverEmail || 'contacto@cliente.cl'}"${describedBy('mail-to', emailError)}>
+${fieldError('mail-to', emailError)}</div>
+<button type="submit" class="button">Reenviar por correo</button>
+</form>
+<p class="hint">PDF y XML firmado (sobre de intercambio). Vacío: ${receiverEmail ? html`al correo de la emisión, <code>${receiverEmail}</code>` : 'escribe al menos un correo'}. Varios: sepáralos con comas.</p>`
+    : ''
 }
 </section>`;
       return sendHtml(
@@ -210,6 +283,28 @@ ${
         return reply.type(file.contentType).send(file.body);
       });
     }
+
+    app.post('/:rut/documentos/:type/:folio/correo', async (request, reply) => {
+      const web = signedIn(request);
+      if (!may(web.user, 'issue')) throw new AppError('FORBIDDEN_ROLE');
+      const p = request.params as { rut: string; type: string; folio: string };
+      const issuer = issuerOf(request, p.rut);
+      const back = `/dashboard/${issuer.rut}/documentos/${p.type}/${p.folio}`;
+      const text = request.form.get('to').slice(0, 2600);
+      const { to, problem } = recipients(text);
+      if (problem) return reply.redirect(`${back}?${new URLSearchParams({ error: 'correo', to: text })}`, 303);
+      try {
+        await sendDocumentEmail(ctx, issuer, {
+          type: Number(p.type),
+          folio: Number(p.folio),
+          ...(to.length && { to }),
+        });
+        return reply.redirect(`${back}?ok=correo`, 303);
+      } catch (err) {
+        if (!(err instanceof AppError) || err.status >= 500) throw err;
+        return reply.redirect(`${back}?${new URLSearchParams({ error: err.code, to: text })}`, 303);
+      }
+    });
 
     app.post('/:rut/documentos/:type/:folio/reenviar', async (request, reply) => {
       const web = signedIn(request);
