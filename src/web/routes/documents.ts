@@ -30,7 +30,7 @@ import { errorMessage } from '../messages.ts';
 import { issuerOf, sendHtml, signedIn } from '../plugin.ts';
 import type { DteDocument } from '../../dte/model.ts';
 import { emailEnabled, emailsOfDocument, sendDocumentEmail } from '../../events/email.ts';
-import { eventsOfDocument } from '../../events/events.ts';
+import { eventsOfDocument } from '../../issuing/events.ts';
 
 interface ListQuery {
   tipo_dte?: string;
