@@ -145,7 +145,9 @@ describe('one answer for every failed download', () => {
 
 describe('PDF downloads', () => {
   it('are rendered once and stored; repeat downloads serve the stored bytes, in both formats', async () => {
-    const id = (await t.ctx.db.prisma.document.findFirstOrThrow({ where: { folio: doc.folio, issuer: { rut } } })).id;
+    const id = (
+      await t.ctx.db.prisma.document.findFirstOrThrow({ where: { type: 33, folio: doc.folio, issuer: { rut } } })
+    ).id;
     const first = await get(rel(doc.pdf_url), nextAddress());
     expect(first.statusCode).toBe(200);
     expect(first.headers['content-type']).toBe('application/pdf');

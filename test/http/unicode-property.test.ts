@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unescapeXml } from '../../src/dte/xml-text.ts';
 import { buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
-import { RECEIVER, requestFor } from '../helpers/requests.ts';
+import { factura, RECEIVER, requestFor } from '../helpers/requests.ts';
 import { testSeed } from '../helpers/seed.ts';
 import { xmlsecVerify } from '../helpers/verify.ts';
 
@@ -18,27 +18,45 @@ const seed = testSeed(import.meta.url);
 let t: TestApp;
 let rut: string;
 let auth: Record<string, string>;
+/** The factura the notes (56, 61) correct: a note references the tax document it modifies. */
+let noteTarget: { type: number; folio: number; date: string; reason: string; code: 3 };
 
 beforeAll(async () => {
   t = await buildTestApp({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
   rut = (await createTestIssuer(t.ctx)).rut;
   auth = { authorization: `Bearer ${await createTestKey(t.ctx, rut, 'owner')}` };
+  // Large enough that every credit note of the run (100 each) stays within what remains of it.
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/${rut}/emitir`,
+    headers: auth,
+    payload: factura({ items: [{ name: 'Servicio', qty: 1, price: 10_000_000 }] }),
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  const folio = res.json().folio as number;
+  const stored = await t.ctx.db.prisma.document.findFirstOrThrow({ where: { type: 33, folio, issuer: { rut } } });
+  noteTarget = { type: 33, folio, date: stored.date.toISOString().slice(0, 10), reason: 'Corrige montos', code: 3 };
 });
 
 afterAll(async () => {
   await t.close();
 });
 
-const REF = { type: 801, folio: 'OC-1234', date: '2026-03-01', reason: 'Orden de compra', code: 3 };
+/** A reference to an orden de compra (801): a non-tax document, so it carries no CodRef. */
+const REF = { type: 801, folio: 'OC-1234', date: '2026-03-01', reason: 'Orden de compra' };
 
 function baseRequest(type: number): Record<string, any> {
-  if (type === 56) return { type, receiver: RECEIVER, items: [{ name: 'Recargo', qty: 1, price: 100 }], refs: [REF] };
+  // A note's refs: the orden de compra first (the free-text reference fields), then the factura
+  // the note corrects (CodRef 3), which the SII rules require of every note.
+  if (type === 56) {
+    return { type, receiver: RECEIVER, items: [{ name: 'Recargo', qty: 1, price: 100 }], refs: [REF, noteTarget] };
+  }
   if (type === 61) {
     return {
       type,
       receiver: { rut: RECEIVER.rut, name: RECEIVER.name },
       items: [{ name: 'Descuento', qty: 1, price: 100 }],
-      refs: [REF],
+      refs: [REF, noteTarget],
     };
   }
   const req = structuredClone(requestFor(type)) as Record<string, any>;
@@ -75,7 +93,7 @@ const refField = (name: string, max: number, element: string): Field => ({
   max,
   element,
   set(req, value) {
-    req.refs = [{ ...(req.refs?.[0] ?? REF), [name]: value }];
+    req.refs = [{ ...(req.refs?.[0] ?? REF), [name]: value }, ...(req.refs?.slice(1) ?? [])];
   },
 });
 

@@ -56,13 +56,24 @@ async function cli(...argv: string[]): Promise<string> {
   return stdout;
 }
 
+/** The issuer an operation acts on (the shared one unless a test brings its own). */
+interface Who {
+  rut: string;
+  issuerId: string;
+  auth: { authorization: string };
+}
+
 let certCount = 0;
 /**
  * Imports a new certificate, through the CLI process (default) or through instance B's own use
  * case (then A hears of it only by the change feed); returns its DER (base64), as it appears in
  * signatures.
  */
-async function importCertificate(validDays: number, via: 'cli' | TestApp = 'cli'): Promise<string> {
+async function importCertificate(
+  validDays: number,
+  via: 'cli' | TestApp = 'cli',
+  who: Who = { rut, issuerId, auth },
+): Promise<string> {
   certCount += 1;
   const password = `pw-${certCount}`;
   const { p12 } = generateTestCertificate({
@@ -74,19 +85,24 @@ async function importCertificate(validDays: number, via: 'cli' | TestApp = 'cli'
   if (via === 'cli') {
     const file = join(dir, `c${certCount}.p12`);
     writeFileSync(file, p12);
-    await cli('cert', 'import', '--rut', rut, '--file', file, '--password', password, '--json');
+    await cli('cert', 'import', '--rut', who.rut, '--file', file, '--password', password, '--json');
   } else {
-    await importCertificateUseCase(via.ctx, { rut, p12, password });
+    await importCertificateUseCase(via.ctx, { rut: who.rut, p12, password });
   }
   return parsePkcs12(p12, password).certDerBase64;
 }
 
 /** Issues a factura on `t` and returns the certificate in its signature. */
-async function issueAndGetSigner(t: TestApp): Promise<string> {
-  const res = await t.app.inject({ method: 'POST', url: `/api/${rut}/emitir`, headers: auth, payload: factura() });
+async function issueAndGetSigner(t: TestApp, who: Who = { rut, issuerId, auth }): Promise<string> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/${who.rut}/emitir`,
+    headers: who.auth,
+    payload: factura(),
+  });
   expect(res.statusCode, res.body).toBe(200);
   const doc = await t.db.prisma.document.findFirstOrThrow({
-    where: { issuerId, folio: res.json().folio },
+    where: { issuerId: who.issuerId, folio: res.json().folio },
     select: { signedXml: true },
   });
   const xml = Buffer.from(doc.signedXml).toString('latin1');
@@ -103,18 +119,26 @@ async function until(what: string, check: () => boolean, ms = 15_000): Promise<v
 
 describe('operator changes made with the CLI while two instances run', () => {
   it('a certificate import is used by the next issue on both instances', async () => {
-    const first = await importCertificate(365);
+    // An issuer of its own: under a shuffled order the change-feed test may already have given
+    // the shared issuer certificates valid longer than these, which rightly sign instead.
+    const issuer = await createTestIssuer(a.ctx);
+    const who = {
+      rut: issuer.rut,
+      issuerId: issuer.id,
+      auth: { authorization: `Bearer ${await createTestKey(a.ctx, issuer.rut)}` },
+    };
+    const first = await importCertificate(365, 'cli', who);
     // Both instances now sign with the first certificate (and keep the list in memory).
-    expect(await issueAndGetSigner(a)).toBe(first);
-    expect(await issueAndGetSigner(b)).toBe(first);
-    expect(a.ctx.caches.certificateList(issuerId)).toHaveLength(1);
-    expect(b.ctx.caches.certificateList(issuerId)).toHaveLength(1);
+    expect(await issueAndGetSigner(a, who)).toBe(first);
+    expect(await issueAndGetSigner(b, who)).toBe(first);
+    expect(a.ctx.caches.certificateList(who.issuerId)).toHaveLength(1);
+    expect(b.ctx.caches.certificateList(who.issuerId)).toHaveLength(1);
 
     // A newer certificate (valid longer) is imported by another process: the next issue, at
     // once, signs with it everywhere.
     // (Issued as soon as the CLI process has exited: nothing waits for a cache to expire.)
-    const second = await importCertificate(730);
-    const [onA, onB] = await Promise.all([issueAndGetSigner(a), issueAndGetSigner(b)]);
+    const second = await importCertificate(730, 'cli', who);
+    const [onA, onB] = await Promise.all([issueAndGetSigner(a, who), issueAndGetSigner(b, who)]);
     expect(onA).toBe(second);
     expect(onB).toBe(second);
   });
