@@ -2405,7 +2405,7 @@ export interface operations {
             data: (({
                 id: string;
                 /** @enum {string} */
-                type: "document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.submission_delayed";
+                type: "document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed";
                 created_at: string;
                 data: {
                   /**

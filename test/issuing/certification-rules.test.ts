@@ -383,14 +383,24 @@ describe('rule 9: dates and the CAF', () => {
   });
 
   it('a CAF’s expiry is judged against the real date: a backdated document does not consume an expired CAF (CAF-3-517)', async () => {
-    await issue({ ...(requestFor(34) as object) });
+    const issued = await issue({ ...(requestFor(34) as object) });
+    const caf = await t.ctx.db.prisma.document.findFirstOrThrow({
+      where: { type: 34, folio: issued.folio, environment: 'sandbox' },
+      select: { cafId: true },
+    });
+    const before = await t.ctx.db.prisma.caf.findUniqueOrThrow({ where: { id: caf.cafId } });
     // The range expired on 2026-06-01; the document says 2026-05-15 but it is 2026-11-23.
-    await t.ctx.db.prisma.caf.updateMany({
-      where: { type: 34 },
+    await t.ctx.db.prisma.caf.update({
+      where: { id: caf.cafId },
       data: { expiresAt: new Date('2026-06-01T00:00:00Z') },
     });
-    const res = await post({ ...(requestFor(34) as object), date: '2026-05-15' });
-    expect(res.statusCode, res.body).toBe(422);
-    expect(res.json().code).toBe('FOLIOS_EXHAUSTED');
+    try {
+      const res = await post({ ...(requestFor(34) as object), date: '2026-05-15' });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json().code).toBe('FOLIOS_EXHAUSTED');
+    } finally {
+      // Other tests of this file issue 34s from the same range, in any order.
+      await t.ctx.db.prisma.caf.update({ where: { id: caf.cafId }, data: { expiresAt: before.expiresAt } });
+    }
   });
 });
