@@ -23,6 +23,8 @@ export interface WebhookReceiver {
   received: ReceivedWebhook[];
   /** Status codes to answer, in order; then 200. */
   answers: number[];
+  /** Decides the status of one delivery (before `answers`); undefined: fall through. */
+  respond?: (hook: ReceivedWebhook) => number | undefined;
   setSecret(secret: string): void;
   close(): Promise<void>;
 }
@@ -47,14 +49,15 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       } catch (e) {
         error = (e as Error).message;
       }
-      received.push({ headers: req.headers, body, verified, error });
-      res.statusCode = answers.shift() ?? 200;
+      const hook = { headers: req.headers, body, verified, error };
+      received.push(hook);
+      res.statusCode = receiver.respond?.(hook) ?? answers.shift() ?? 200;
       res.end('ok');
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
-  return {
+  const receiver: WebhookReceiver = {
     url: `http://127.0.0.1:${port}/hooks`,
     received,
     answers,
@@ -63,6 +66,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     },
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
+  return receiver;
 }
 
 export interface MailCatcher {
