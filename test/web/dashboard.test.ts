@@ -201,7 +201,9 @@ async function issueEightByApi(issuer: Issuer): Promise<{ type: number; folio: n
   ];
 }
 
-describe('dashboard in chromium', { shuffle: false }, () => {
+// Each test has its own account, issuer and signed-in browser context, and issues or uploads
+// what it needs: any order, or one test alone, gives the same result.
+describe('dashboard in chromium', () => {
   it('signs in: the same answer for an unknown e-mail and a wrong password', async () => {
     const { issuer, email } = await newAccount();
     const { context, page } = await newPage();
