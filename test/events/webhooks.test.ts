@@ -16,15 +16,12 @@ import { eventually } from '../helpers/live.ts';
 import { factura, RECEIVER } from '../helpers/requests.ts';
 
 let t: TestApp;
-let rx: WebhookReceiver;
 let rut: string;
 let auth: Record<string, string>;
 let editor: Record<string, string>;
-let endpointId: string;
-let secret: string;
+const receivers: WebhookReceiver[] = [];
 
 beforeAll(async () => {
-  rx = await startWebhookReceiver();
   t = await buildTestApp({
     env: {
       JOBS_ENABLED: 'true',
@@ -41,19 +38,45 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await t?.close();
-  await rx?.close();
+  for (const r of receivers) await r.close();
 });
 
-async function issue(body: Record<string, unknown>) {
-  const res = await t.app.inject({ method: 'POST', url: `/api/${rut}/emitir`, headers: auth, payload: body });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json() as { folio: number; type: number };
+/** A receiver of the test's own (closed after the file). */
+async function receiver(): Promise<WebhookReceiver> {
+  const r = await startWebhookReceiver();
+  receivers.push(r);
+  return r;
 }
 
-// These steps share one endpoint and its deliveries (created, delivered, redelivered, pinged):
-// an ordered scenario, kept in order under the suite's shuffle.
-describe('webhook endpoints', { shuffle: false }, () => {
+/** A new issuer with an owner key, and an endpoint of its own pointing at a receiver of its own. */
+async function issuerWithEndpoint() {
+  const issuer = await createTestIssuer(t.ctx);
+  const headers = { authorization: `Bearer ${await createTestKey(t.ctx, issuer.rut, 'owner')}` };
+  const rx = await receiver();
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/${issuer.rut}/webhooks`,
+    headers,
+    payload: { url: rx.url },
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  const { id, secret } = res.json() as { id: string; secret: string };
+  rx.setSecret(secret);
+  const issue = async (body: Record<string, unknown>) => {
+    const doc = await t.app.inject({ method: 'POST', url: `/api/${issuer.rut}/emitir`, headers, payload: body });
+    expect(doc.statusCode, doc.body).toBe(200);
+    return doc.json() as { folio: number; type: number };
+  };
+  return { rut: issuer.rut, auth: headers, rx, endpointId: id, issue };
+}
+
+// Each test has its own issuer, endpoint and receiver: no test needs another's deliveries.
+describe('webhook endpoints', () => {
   it('creates an endpoint: the secret is whsec_ with ≥ 24 bytes, shown once', async () => {
+    const issuer = await createTestIssuer(t.ctx);
+    const rut = issuer.rut;
+    const auth = { authorization: `Bearer ${await createTestKey(t.ctx, rut, 'owner')}` };
+    const rx = await receiver();
     const res = await t.app.inject({
       method: 'POST',
       url: `/api/${rut}/webhooks`,
@@ -65,9 +88,8 @@ describe('webhook endpoints', { shuffle: false }, () => {
     expect(body).toMatchObject({ ok: true, url: rx.url, events: [], description: 'ERP', enabled: true });
     expect(body.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     expect(Buffer.from(body.secret.slice(6), 'base64').length).toBeGreaterThanOrEqual(24);
-    endpointId = body.id;
-    secret = body.secret;
-    rx.setSecret(secret);
+    const endpointId: string = body.id;
+    const secret: string = body.secret;
 
     const list = await t.app.inject({ method: 'GET', url: `/api/${rut}/webhooks`, headers: auth });
     expect(list.json().data).toHaveLength(1);
@@ -78,6 +100,7 @@ describe('webhook endpoints', { shuffle: false }, () => {
   });
 
   it('an editor key may not manage webhooks; a bad URL or event type is a 400 naming the field', async () => {
+    const rx = await receiver();
     const res = await t.app.inject({
       method: 'POST',
       url: `/api/${rut}/webhooks`,
@@ -102,9 +125,13 @@ describe('webhook endpoints', { shuffle: false }, () => {
     });
     expect(badType.statusCode).toBe(400);
     expect(badType.body).toContain('events');
+    // None of the three was created.
+    const list = await t.app.inject({ method: 'GET', url: `/api/${rut}/webhooks`, headers: auth });
+    expect(list.json().data.filter((e: { url: string }) => e.url === rx.url || e.url === 'nope')).toEqual([]);
   });
 
   it('issuing delivers document.issued, signed per Standard Webhooks, with the list entry as data', async () => {
+    const { rut, auth, rx, issue } = await issuerWithEndpoint();
     const { folio } = await issue(factura());
     const hit = await eventually(async () =>
       rx.received.find((r) => r.verified?.type === 'document.issued' && r.verified.data.folio === folio),
@@ -127,6 +154,7 @@ describe('webhook endpoints', { shuffle: false }, () => {
   });
 
   it('a receiver that answers 500 twice gets the event on the third attempt; the log shows all three', async () => {
+    const { rut, auth, rx, issue } = await issuerWithEndpoint();
     rx.answers.push(500, 500);
     const before = rx.received.length;
     const { folio } = await issue(factura());
@@ -146,8 +174,17 @@ describe('webhook endpoints', { shuffle: false }, () => {
   });
 
   it('redeliver sends the event again with the same webhook-id; unknown ids are 404', async () => {
-    const last = rx.received.at(-1);
-    const eventId = String(last?.headers['webhook-id']);
+    const { rut, auth, rx, issue } = await issuerWithEndpoint();
+    const { folio } = await issue(factura());
+    const first = await eventually(async () =>
+      rx.received.find((r) => r.verified?.type === 'document.issued' && r.verified.data.folio === folio),
+    );
+    const eventId = String(first.headers['webhook-id']);
+    // Redelivery follows the first delivery's outcome being recorded.
+    await eventually(async () => {
+      const res = await t.app.inject({ method: 'GET', url: `/api/${rut}/events/${eventId}/deliveries`, headers: auth });
+      return res.json().data[0]?.state === 'delivered';
+    });
     const before = rx.received.length;
     const res = await t.app.inject({ method: 'POST', url: `/api/${rut}/events/${eventId}/redeliver`, headers: auth });
     expect(res.statusCode, res.body).toBe(200);
@@ -166,13 +203,17 @@ describe('webhook endpoints', { shuffle: false }, () => {
   });
 
   it('test sends a ping now and answers the status', async () => {
+    const { rut, auth, rx, endpointId } = await issuerWithEndpoint();
     const res = await t.app.inject({ method: 'POST', url: `/api/${rut}/webhooks/${endpointId}/test`, headers: auth });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ ok: true, delivered: true, status: 200, error: null });
+    expect(rx.received).toHaveLength(1);
     expect(rx.received.at(-1)?.verified?.type).toBe('ping');
   });
 
   it('another issuer sees neither the endpoint nor the events', async () => {
+    const { rut, auth, endpointId, issue } = await issuerWithEndpoint();
+    await issue(factura());
     const other = await createTestIssuer(t.ctx);
     const key = { authorization: `Bearer ${await createTestKey(t.ctx, other.rut, 'owner')}` };
     const list = await t.app.inject({ method: 'GET', url: `/api/${other.rut}/webhooks`, headers: key });
@@ -181,6 +222,9 @@ describe('webhook endpoints', { shuffle: false }, () => {
     expect(del.statusCode).toBe(404);
     const cross = await t.app.inject({ method: 'GET', url: `/api/${rut}/events`, headers: key });
     expect(cross.statusCode).toBe(403);
+    // The endpoint is still there for its issuer.
+    const own = await t.app.inject({ method: 'GET', url: `/api/${rut}/webhooks`, headers: auth });
+    expect(own.json().data.map((e: { id: string }) => e.id)).toEqual([endpointId]);
   });
 });
 
