@@ -169,6 +169,18 @@ describe('rule 3: references (FMT Referencias, MUE)', () => {
     expect(leaf(await xmlOf(debit), 'CodRef')).toBe('1');
     expect(await estadoOf(note)).toBe('anulado');
     expect(await estadoOf(original)).toBe('local');
+    // Each change is announced once: the original voided, then restored; the note voided.
+    const events = await t.app.inject({ method: 'GET', url: `/api/${rut}/events?limit=100`, headers: auth });
+    const about = (d: Issued) =>
+      events
+        .json()
+        .data.filter(
+          (e: { data: { type?: number; folio?: number } }) => e.data.type === d.type && e.data.folio === d.folio,
+        )
+        .map((e: { type: string }) => e.type)
+        .sort();
+    expect(about(original)).toEqual(['document.issued', 'document.restored', 'document.voided']);
+    expect(about(note)).toEqual(['document.issued', 'document.voided']);
   });
 
   it('CodRef 2 exists only on a 61; a note does not void a guía or a paper document', async () => {
