@@ -121,3 +121,14 @@ export const documentSchema = z.object({
     at: z.string().nullable(),
   }),
 });
+
+/** A page of a list (`GET /emisiones`, `GET /events`): the items, the exact total, and the paging asked for. */
+export function pageSchema<T extends z.ZodTypeAny>(item: T) {
+  return z.object({
+    ok: z.literal(true),
+    data: z.array(item),
+    total: z.number().int(),
+    page: z.number().int(),
+    limit: z.number().int(),
+  });
+}

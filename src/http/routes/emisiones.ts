@@ -6,8 +6,23 @@ import { refusedCharacter } from '../../dte/xml-text.ts';
 import { ESTADOS_SII, listDocuments } from '../../issuing/list-documents.ts';
 import { requireAuth } from '../auth.ts';
 import { routeDoc } from '../openapi.ts';
-import { commonErrors, documentSchema, dteTypeQuery, queryDate, queryInt, rutParams } from '../schemas.ts';
+import { commonErrors, documentSchema, dteTypeQuery, pageSchema, queryDate, queryInt, rutParams } from '../schemas.ts';
 import { issueResponseExample } from './emitir.ts';
+
+/** A list entry (DESIGN §5) as the examples show it; events of a document carry the same. */
+export const documentEntryExample = {
+  type: 33,
+  folio: 1,
+  date: '2026-11-23',
+  receiver: { rut: '76354771-K', name: 'Comercial Los Andes SpA' },
+  totals: { net: 17980, exempt: 0, vat: 3416, vat_rate: 19, total: 21396 },
+  env: 'sandbox',
+  estado_sii: 'local',
+  track_id: null,
+  pdf_url: issueResponseExample.pdf_url,
+  xml_url: issueResponseExample.xml_url,
+  created_at: '2026-11-23T13:05:42.120Z',
+};
 
 const querystring = z
   .strictObject(
@@ -63,17 +78,7 @@ export function emisionesRoute(ctx: AppContext): FastifyPluginAsyncZod {
                 ok: true,
                 data: [
                   {
-                    type: 33,
-                    folio: 1,
-                    date: '2026-11-23',
-                    receiver: { rut: '76354771-K', name: 'Comercial Los Andes SpA' },
-                    totals: { net: 17980, exempt: 0, vat: 3416, vat_rate: 19, total: 21396 },
-                    env: 'sandbox',
-                    estado_sii: 'local',
-                    track_id: null,
-                    pdf_url: issueResponseExample.pdf_url,
-                    xml_url: issueResponseExample.xml_url,
-                    created_at: '2026-11-23T13:05:42.120Z',
+                    ...documentEntryExample,
                     email: { status: 'sent', to: ['pagos@losandes.cl'], at: '2026-11-23T13:05:44.010Z' },
                   },
                 ],
@@ -86,13 +91,7 @@ export function emisionesRoute(ctx: AppContext): FastifyPluginAsyncZod {
           params: rutParams,
           querystring,
           response: {
-            200: z.object({
-              ok: z.literal(true),
-              data: z.array(documentSchema),
-              total: z.number().int(),
-              page: z.number().int(),
-              limit: z.number().int(),
-            }),
+            200: pageSchema(documentSchema),
             ...commonErrors,
           },
         },

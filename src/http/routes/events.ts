@@ -6,8 +6,8 @@ import { listEvents } from '../../issuing/events.ts';
 import { requireAuth } from '../auth.ts';
 import { eventSchema, eventTypeSchema } from '../event-schemas.ts';
 import { routeDoc } from '../openapi.ts';
-import { commonErrors, queryInt, rutParams } from '../schemas.ts';
-import { issueResponseExample } from './emitir.ts';
+import { commonErrors, pageSchema, queryInt, rutParams } from '../schemas.ts';
+import { documentEntryExample } from './emisiones.ts';
 
 const querystring = z.strictObject({
   type: eventTypeSchema.optional(),
@@ -52,17 +52,7 @@ export function eventsRoute(ctx: AppContext): FastifyPluginAsyncZod {
                     type: 'document.issued',
                     created_at: '2026-11-23T13:05:42.180Z',
                     data: {
-                      type: 33,
-                      folio: 1,
-                      date: '2026-11-23',
-                      receiver: { rut: '76354771-K', name: 'Comercial Los Andes SpA' },
-                      totals: { net: 17980, exempt: 0, vat: 3416, vat_rate: 19, total: 21396 },
-                      env: 'sandbox',
-                      estado_sii: 'local',
-                      track_id: null,
-                      pdf_url: issueResponseExample.pdf_url,
-                      xml_url: issueResponseExample.xml_url,
-                      created_at: '2026-11-23T13:05:42.120Z',
+                      ...documentEntryExample,
                       email: { status: 'pending', to: ['pagos@losandes.cl'], at: null },
                       sii: null,
                     },
@@ -77,13 +67,7 @@ export function eventsRoute(ctx: AppContext): FastifyPluginAsyncZod {
           params: rutParams,
           querystring,
           response: {
-            200: z.object({
-              ok: z.literal(true),
-              data: z.array(eventSchema),
-              total: z.number().int(),
-              page: z.number().int(),
-              limit: z.number().int(),
-            }),
+            200: pageSchema(eventSchema),
             ...commonErrors,
           },
         },
