@@ -114,6 +114,7 @@ it('a PostgreSQL left by a killed service is reused by the next start, which ser
       body: JSON.stringify(factura()),
     });
     expect(issued.status).toBe(200);
+    const { folio } = (await issued.json()) as { folio: number };
     const pg = postgresPid(z.dir);
     expect(pg).not.toBeNull();
     // Its cluster is inside the data directory (so the cleanup below removes it).
@@ -130,7 +131,7 @@ it('a PostgreSQL left by a killed service is reused by the next start, which ser
     await waitFor(() => second.output().includes('already exists'), { what: 'the second-start notice' });
     const list = await fetch(`${second.url}/api/76086428-5/emisiones`, { headers: bearer(key!) });
     expect(list.status).toBe(200);
-    expect(await list.json()).toMatchObject({ total: 1, data: [{ folio: (await issued.json()).folio }] });
+    expect(await list.json()).toMatchObject({ total: 1, data: [{ folio }] });
 
     // The last one out stops it.
     await second.stop();
