@@ -112,7 +112,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('DATABASE_URL reaches the compose PostgreSQL with its user, password and database (also with POSTGRES_PASSWORD set)', () => {
-    for (const vars of [{}, { POSTGRES_PASSWORD: 's3cret-from-env' }]) {
+    for (const vars of [{}, { POSTGRES_PASSWORD: 's3cret-from-env' }] as Array<Record<string, string>>) {
       const pgEnv = serviceEnv(postgres!, vars);
       const url = new URL(serviceEnv(app!, { TIMBRE_MASTER_KEY: TEST_MASTER_KEY, ...vars }).DATABASE_URL as string);
       expect(url.protocol).toBe('postgresql:');
