@@ -8,7 +8,7 @@
  * happens, `finally` stops the processes, then the PostgreSQL server, then removes the files.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -117,6 +117,8 @@ it('a PostgreSQL left by a killed service is reused by the next start, which ser
     const { folio } = (await issued.json()) as { folio: number };
     const pg = postgresPid(z.dir);
     expect(pg).not.toBeNull();
+    // How to reach it is recorded for the owner only (it holds the password).
+    expect(statSync(join(z.dir, 'postgres.json')).mode & 0o777).toBe(0o600);
     // Its cluster is inside the data directory (so the cleanup below removes it).
     expect(JSON.parse(readFileSync(join(z.dir, 'postgres.json'), 'utf8')).clusterDir).toBe(join(z.dir, 'pg'));
 

@@ -130,6 +130,10 @@ it('a .env file in the directory the service starts from is read; the environmen
         const res = await fetch(`${s.url}/api/${rut}/emisiones`, { headers: bearer(key) });
         expect(res.status).toBe(200);
         expect(res.headers.get('ratelimit-limit')).toBe('7');
+        // Not a terminal: the logs are JSON lines, one object per line (README, "Development").
+        const lines = s.output().trim().split('\n');
+        expect(lines.length).toBeGreaterThan(1);
+        for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
       },
     );
   } finally {

@@ -1,0 +1,117 @@
+/**
+ * README promises that had no test and are cheap to check (test/README-PROMISES.md lists every
+ * promise and where it is tested): which answers carry the RateLimit-* headers, https for live
+ * webhook endpoints, the counter check the README gives operators, and how logs look in a
+ * terminal.
+ */
+import { readFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import { expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.ts';
+import { buildTestApp, createTestTenant } from '../helpers/app.ts';
+import { factura } from '../helpers/requests.ts';
+
+it('RateLimit-* headers: on keyed answers and tk downloads; not on the 401 and 403 of the key check', async () => {
+  const t = await buildTestApp({ env: { RATE_LIMIT_PER_MINUTE: '50' } });
+  const a = await createTestTenant(t);
+  const b = await createTestTenant(t);
+  const issued = await a.api.post(`/api/${a.rut}/emitir`, factura());
+  expect(issued.statusCode).toBe(200);
+  const has = (res: { headers: Record<string, unknown> }) =>
+    ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].filter((h) => h in res.headers);
+  const all = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'];
+
+  expect(has(issued)).toEqual(all);
+  const list = await a.api.get(`/api/${a.rut}/emisiones`);
+  expect(has(list)).toEqual(all);
+  // A download opened with its tk (no key) is counted per client address, and says so.
+  const pdf = await t.app.inject({
+    method: 'GET',
+    url: new URL(issued.json().pdf_url).pathname + new URL(issued.json().pdf_url).search,
+  });
+  expect(pdf.statusCode).toBe(200);
+  expect(has(pdf)).toEqual(all);
+
+  const missing = await t.app.inject({ method: 'GET', url: `/api/${a.rut}/emisiones` });
+  expect(missing.statusCode).toBe(401);
+  expect(has(missing)).toEqual([]);
+  const unknown = await t.app.inject({
+    method: 'GET',
+    url: `/api/${a.rut}/emisiones`,
+    headers: { authorization: `Bearer timbre_${'x'.repeat(40)}` },
+  });
+  expect(unknown.statusCode).toBe(401);
+  expect(has(unknown)).toEqual([]);
+  const otherIssuer = await b.api.get(`/api/${a.rut}/emisiones`);
+  expect(otherIssuer.statusCode).toBe(403);
+  expect(has(otherIssuer)).toEqual([]);
+});
+
+it('a live issuer needs an https webhook endpoint; a sandbox issuer may use http', async () => {
+  const t = await buildTestApp({ env: { TIMBRE_WEBHOOKS_ALLOW_PRIVATE: 'false' } });
+  const live = await createTestTenant(t, { issuer: { ambiente: 1 } });
+  const sandbox = await createTestTenant(t);
+  // A public address written as an IP: nothing to resolve, nothing is connected to on save.
+  const refused = await live.api.post(`/api/${live.rut}/webhooks`, { url: 'http://1.1.1.1/timbre' });
+  expect(refused.statusCode).toBe(422);
+  expect(refused.json()).toMatchObject({ ok: false, code: 'WEBHOOK_URL_BLOCKED' });
+  expect(refused.json().error).toMatch(/https/);
+  expect((await live.api.post(`/api/${live.rut}/webhooks`, { url: 'https://1.1.1.1/timbre' })).statusCode).toBe(200);
+  expect((await sandbox.api.post(`/api/${sandbox.rut}/webhooks`, { url: 'http://1.1.1.1/timbre' })).statusCode).toBe(
+    200,
+  );
+});
+
+it("the README's counter check returns no rows after issuing, voiding and an operator's SQL", async () => {
+  const sql = /```sql\n([\s\S]*?)```/.exec(readFileSync('README.md', 'utf8'))?.[1];
+  expect(sql).toMatch(/document_counts/);
+  const t = await buildTestApp({ env: { RATE_LIMIT_PER_MINUTE: '1000' } });
+  const { rut, api } = await createTestTenant(t);
+  const first = await api.post(`/api/${rut}/emitir`, factura());
+  expect(first.statusCode).toBe(200);
+  for (const type of [33, 33, 34]) {
+    const body =
+      type === 34 ? { ...factura(), type: 34, items: [{ name: 'Asesoría', qty: 1, price: 1000 }] } : factura();
+    expect((await api.post(`/api/${rut}/emitir`, body)).statusCode).toBe(200);
+  }
+  const { folio, date, totals } = first.json();
+  const voiding = await api.post(`/api/${rut}/emitir`, {
+    type: 61,
+    receiver: factura().receiver,
+    items: factura().items,
+    refs: [{ type: 33, folio, date, reason: 'Anula factura' }],
+  });
+  expect(voiding.statusCode, voiding.body).toBe(200);
+  expect(voiding.json().totals.total).toBe(totals.total);
+  await t.db.prisma.$executeRawUnsafe(
+    'UPDATE documents SET date = date - 40 WHERE folio = 2 AND type = 33 AND issuer_id = (SELECT id FROM issuers WHERE rut = $1)',
+    rut,
+  );
+  expect(await t.db.prisma.$queryRawUnsafe(sql as string)).toEqual([]);
+  // And it does find a difference when one exists.
+  await t.db.prisma.$executeRawUnsafe(
+    "UPDATE document_counts SET count = count + 1 WHERE grain = 'month' AND issuer_id = (SELECT id FROM issuers WHERE rut = $1) AND type = 34",
+    rut,
+  );
+  expect(await t.db.prisma.$queryRawUnsafe(sql as string)).toHaveLength(1);
+});
+
+it('in a terminal, logs are one pretty line each, secrets still redacted', () => {
+  let out = '';
+  const terminal = Object.assign(
+    new Writable({
+      write(chunk, _enc, cb) {
+        out += String(chunk);
+        cb();
+      },
+    }),
+    { isTTY: true },
+  ) as unknown as NodeJS.WriteStream;
+  const log = createLogger('info', terminal);
+  log.info({ headers: { authorization: 'Bearer timbre_secret' }, password: 'hunter22' }, 'incoming request');
+  log.flush();
+  const lines = out.trimEnd().split('\n');
+  expect(lines[0]).toMatch(/INFO.*incoming request/);
+  expect(() => JSON.parse(lines[0] as string)).toThrow();
+  expect(out).not.toMatch(/timbre_secret|hunter22/);
+});
