@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { configSchema } from '../../src/config.ts';
 import { bearer } from '../helpers/app.ts';
 import { factura } from '../helpers/requests.ts';
@@ -19,6 +19,8 @@ import { envWithoutSettings, type ServerProcess, startProcess } from '../helpers
 import { waitFor } from '../helpers/time.ts';
 
 const SETTINGS = Object.keys(configSchema.shape);
+/** Real processes (initdb, tsc, tsx) on a machine that may be busy: generous, not a speed check. */
+const PROCESS_TEST_TIMEOUT_MS = 300_000;
 
 function alive(pid: number): boolean {
   try {
@@ -40,6 +42,12 @@ function postgresPid(dataDir: string): number | null {
   return pid && alive(pid) ? pid : null;
 }
 
+/** Cleanups not yet run (a test that timed out may not have reached its `finally`). */
+const pendingCleanups = new Set<() => Promise<void>>();
+afterAll(async () => {
+  for (const cleanup of [...pendingCleanups]) await cleanup();
+});
+
 /** A data directory, the environment of a zero-setup start on it, and the cleanup of both. */
 function zeroSetup(extra: Record<string, string> = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'timbre-zero-'));
@@ -53,6 +61,19 @@ function zeroSetup(extra: Record<string, string> = {}) {
     ...extra,
   });
   const servers: ServerProcess[] = [];
+  const cleanup = async () => {
+    pendingCleanups.delete(cleanup);
+    for (const s of servers) await s.kill();
+    const pid = postgresPid(dir);
+    if (pid) {
+      process.kill(pid, 'SIGINT');
+      await waitFor(() => !alive(pid), { timeoutMs: 30_000, what: `PostgreSQL ${pid} to stop` }).catch(() =>
+        process.kill(pid, 'SIGKILL'),
+      );
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  pendingCleanups.add(cleanup);
   return {
     dir,
     env,
@@ -61,17 +82,7 @@ function zeroSetup(extra: Record<string, string> = {}) {
       servers.push(s);
       return s;
     },
-    async cleanup() {
-      for (const s of servers) await s.kill();
-      const pid = postgresPid(dir);
-      if (pid) {
-        process.kill(pid, 'SIGINT');
-        await waitFor(() => !alive(pid), { timeoutMs: 30_000, what: `PostgreSQL ${pid} to stop` }).catch(() =>
-          process.kill(pid, 'SIGKILL'),
-        );
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
+    cleanup,
   };
 }
 
@@ -99,86 +110,94 @@ function cli(
   });
 }
 
-it('a PostgreSQL left by a killed service is reused by the next start, which serves the same data', async () => {
-  const z = zeroSetup({ TIMBRE_DEMO: 'true' });
-  try {
-    const first = await z.start();
-    expect(first.output()).toMatch(/embedded PostgreSQL started on 127\.0\.0\.1:\d+/);
-    const key = /Owner key\s+: (timbre_[0-9A-Za-z]{40})/.exec(
-      await waitFor(() => (first.output().includes('Owner key') ? first.output() : null), { what: 'the banner' }),
-    )?.[1];
-    expect(key).toBeDefined();
-    const issued = await fetch(`${first.url}/api/76086428-5/emitir`, {
-      method: 'POST',
-      headers: { ...bearer(key!), 'content-type': 'application/json' },
-      body: JSON.stringify(factura()),
-    });
-    expect(issued.status).toBe(200);
-    const { folio } = (await issued.json()) as { folio: number };
-    const pg = postgresPid(z.dir);
-    expect(pg).not.toBeNull();
-    // How to reach it is recorded for the owner only (it holds the password).
-    expect(statSync(join(z.dir, 'postgres.json')).mode & 0o777).toBe(0o600);
-    // Its cluster is inside the data directory (so the cleanup below removes it).
-    expect(JSON.parse(readFileSync(join(z.dir, 'postgres.json'), 'utf8')).clusterDir).toBe(join(z.dir, 'pg'));
+it(
+  'a PostgreSQL left by a killed service is reused by the next start, which serves the same data',
+  async () => {
+    const z = zeroSetup({ TIMBRE_DEMO: 'true' });
+    try {
+      const first = await z.start();
+      expect(first.output()).toMatch(/embedded PostgreSQL started on 127\.0\.0\.1:\d+/);
+      const key = /Owner key\s+: (timbre_[0-9A-Za-z]{40})/.exec(
+        await waitFor(() => (first.output().includes('Owner key') ? first.output() : null), { what: 'the banner' }),
+      )?.[1];
+      expect(key).toBeDefined();
+      const issued = await fetch(`${first.url}/api/76086428-5/emitir`, {
+        method: 'POST',
+        headers: { ...bearer(key!), 'content-type': 'application/json' },
+        body: JSON.stringify(factura()),
+      });
+      expect(issued.status).toBe(200);
+      const { folio } = (await issued.json()) as { folio: number };
+      const pg = postgresPid(z.dir);
+      expect(pg).not.toBeNull();
+      // How to reach it is recorded for the owner only (it holds the password).
+      expect(statSync(join(z.dir, 'postgres.json')).mode & 0o777).toBe(0o600);
+      // Its cluster is inside the data directory (so the cleanup below removes it).
+      expect(JSON.parse(readFileSync(join(z.dir, 'postgres.json'), 'utf8')).clusterDir).toBe(join(z.dir, 'pg'));
 
-    // SIGKILL to the service alone, as the OOM killer or `kill -9` would: no shutdown runs.
-    process.kill(first.proc.pid as number, 'SIGKILL');
-    await waitFor(() => first.proc.exitCode !== null || first.proc.signalCode !== null, { what: 'the kill' });
-    expect(alive(pg!)).toBe(true);
+      // SIGKILL to the service alone, as the OOM killer or `kill -9` would: no shutdown runs.
+      process.kill(first.proc.pid as number, 'SIGKILL');
+      await waitFor(() => first.proc.exitCode !== null || first.proc.signalCode !== null, { what: 'the kill' });
+      expect(alive(pg!)).toBe(true);
 
-    const second = await z.start();
-    expect(second.output()).toContain(`reusing embedded PostgreSQL (pid ${pg}`);
-    expect(second.output()).not.toMatch(/embedded PostgreSQL started/);
-    await waitFor(() => second.output().includes('already exists'), { what: 'the second-start notice' });
-    const list = await fetch(`${second.url}/api/76086428-5/emisiones`, { headers: bearer(key!) });
-    expect(list.status).toBe(200);
-    expect(await list.json()).toMatchObject({ total: 1, data: [{ folio }] });
+      const second = await z.start();
+      expect(second.output()).toContain(`reusing embedded PostgreSQL (pid ${pg}`);
+      expect(second.output()).not.toMatch(/embedded PostgreSQL started/);
+      await waitFor(() => second.output().includes('already exists'), { what: 'the second-start notice' });
+      const list = await fetch(`${second.url}/api/76086428-5/emisiones`, { headers: bearer(key!) });
+      expect(list.status).toBe(200);
+      expect(await list.json()).toMatchObject({ total: 1, data: [{ folio }] });
 
-    // The last one out stops it.
-    await second.stop();
-    await waitFor(() => !alive(pg!), { timeoutMs: 30_000, what: 'PostgreSQL stopped by the last service' });
-  } finally {
-    await z.cleanup();
-  }
-});
+      // The last one out stops it.
+      await second.stop();
+      await waitFor(() => !alive(pg!), { timeoutMs: 30_000, what: 'PostgreSQL stopped by the last service' });
+    } finally {
+      await z.cleanup();
+    }
+  },
+  PROCESS_TEST_TIMEOUT_MS,
+);
 
-it('the CLI works on the same embedded PostgreSQL while the service runs, and leaves it running', async () => {
-  const z = zeroSetup({ TIMBRE_DEMO: 'false' });
-  try {
-    const service = await z.start();
-    const pg = postgresPid(z.dir);
-    expect(pg).not.toBeNull();
+it(
+  'the CLI works on the same embedded PostgreSQL while the service runs, and leaves it running',
+  async () => {
+    const z = zeroSetup({ TIMBRE_DEMO: 'false' });
+    try {
+      const service = await z.start();
+      const pg = postgresPid(z.dir);
+      expect(pg).not.toBeNull();
 
-    const rut = '76354771-K';
-    const created = await cli(
-      z.env,
-      ...['issuer', 'create', '--rut', rut, '--name', 'Mi Empresa SpA', '--giro', 'Servicios'],
-      ...['--acteco', '620200', '--address', 'Av. Apoquindo 100', '--comuna', 'Las Condes', '--json'],
-    );
-    expect(created.code, created.stderr).toBe(0);
-    expect(JSON.parse(created.stdout)).toMatchObject({ rut });
-    const keyed = await cli(z.env, 'key', 'create', '--rut', rut, '--role', 'owner', '--json');
-    expect(keyed.code, keyed.stderr).toBe(0);
-    const { key } = JSON.parse(keyed.stdout) as { key: string };
-    // Both CLI runs reused the service's server and left it running.
-    expect(`${created.stderr}${keyed.stderr}`).not.toMatch(/embedded PostgreSQL (started|stopped)/);
-    expect(postgresPid(z.dir)).toBe(pg);
+      const rut = '76354771-K';
+      const created = await cli(
+        z.env,
+        ...['issuer', 'create', '--rut', rut, '--name', 'Mi Empresa SpA', '--giro', 'Servicios'],
+        ...['--acteco', '620200', '--address', 'Av. Apoquindo 100', '--comuna', 'Las Condes', '--json'],
+      );
+      expect(created.code, created.stderr).toBe(0);
+      expect(JSON.parse(created.stdout)).toMatchObject({ rut });
+      const keyed = await cli(z.env, 'key', 'create', '--rut', rut, '--role', 'owner', '--json');
+      expect(keyed.code, keyed.stderr).toBe(0);
+      const { key } = JSON.parse(keyed.stdout) as { key: string };
+      // Both CLI runs reused the service's server and left it running.
+      expect(`${created.stderr}${keyed.stderr}`).not.toMatch(/embedded PostgreSQL (started|stopped)/);
+      expect(postgresPid(z.dir)).toBe(pg);
 
-    // The running service sees what the CLI wrote, and still has its database.
-    const issued = await fetch(`${service.url}/api/${rut}/emitir`, {
-      method: 'POST',
-      headers: { ...bearer(key), 'content-type': 'application/json' },
-      body: JSON.stringify(factura()),
-    });
-    expect(issued.status, await issued.clone().text()).toBe(200);
-    const listed = await cli(z.env, 'issuer', 'list', '--json');
-    expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.stdout).toContain(rut);
-    const after = await fetch(`${service.url}/api/${rut}/emisiones`, { headers: bearer(key) });
-    expect(after.status).toBe(200);
-    expect(await after.json()).toMatchObject({ total: 1 });
-  } finally {
-    await z.cleanup();
-  }
-});
+      // The running service sees what the CLI wrote, and still has its database.
+      const issued = await fetch(`${service.url}/api/${rut}/emitir`, {
+        method: 'POST',
+        headers: { ...bearer(key), 'content-type': 'application/json' },
+        body: JSON.stringify(factura()),
+      });
+      expect(issued.status, await issued.clone().text()).toBe(200);
+      const listed = await cli(z.env, 'issuer', 'list', '--json');
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stdout).toContain(rut);
+      const after = await fetch(`${service.url}/api/${rut}/emisiones`, { headers: bearer(key) });
+      expect(after.status).toBe(200);
+      expect(await after.json()).toMatchObject({ total: 1 });
+    } finally {
+      await z.cleanup();
+    }
+  },
+  PROCESS_TEST_TIMEOUT_MS,
+);

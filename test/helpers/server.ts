@@ -4,6 +4,7 @@
  * port is read from its "listening" log line.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { afterAll } from 'vitest';
 import { TEST_MASTER_KEY, type TestApp } from './app.ts';
 import { waitFor } from './time.ts';
 
@@ -58,6 +59,13 @@ export async function startServer(t: TestApp, env: Record<string, string> = {}):
   return { proc, port, url, output: () => out, kill: () => end('SIGKILL'), stop: () => end('SIGTERM') };
 }
 
+/** Process trees started by `startProcess` and not yet ended: killed after the file's tests. */
+const running = new Set<ServerProcess>();
+afterAll(async () => {
+  // A test that timed out may not have reached its own `finally` yet.
+  for (const s of [...running]) await s.kill();
+});
+
 /**
  * Any command that ends up running the service (`npm start`, `npm run dev`, the server from
  * another directory), in a process group of its own so that `kill`/`stop` reach the whole tree
@@ -90,7 +98,9 @@ export async function startProcess(
       // the group is gone already
     }
   };
+  let server: ServerProcess | undefined;
   const end = async (signal: NodeJS.Signals) => {
+    if (server) running.delete(server);
     group(signal);
     await exited;
     // The group leader may exit before its children (npm does): wait for the whole group.
@@ -118,7 +128,9 @@ export async function startProcess(
     );
     const url = `http://127.0.0.1:${port}`;
     await waitFor(async () => (await fetch(`${url}/health`)).ok, { timeoutMs, what: 'the service healthy' });
-    return { proc, port, url, output: () => out, kill: () => end('SIGKILL'), stop: () => end('SIGTERM') };
+    server = { proc, port, url, output: () => out, kill: () => end('SIGKILL'), stop: () => end('SIGTERM') };
+    running.add(server);
+    return server;
   } catch (e) {
     await end('SIGKILL');
     throw e;
