@@ -7,9 +7,11 @@
 import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { expect, it } from 'vitest';
+import { createUser, MAX_FAILURES_PER_ADDRESS, signIn } from '../../src/admin/users.ts';
 import { createLogger } from '../../src/logger.ts';
 import { buildTestApp, createTestTenant } from '../helpers/app.ts';
 import { factura } from '../helpers/requests.ts';
+import { manualClock } from '../helpers/time.ts';
 
 it('RateLimit-* headers: on keyed answers and tk downloads; not on the 401 and 403 of the key check', async () => {
   const t = await buildTestApp({ env: { RATE_LIMIT_PER_MINUTE: '50' } });
@@ -114,4 +116,48 @@ it('in a terminal, logs are one pretty line each, secrets still redacted', () =>
   expect(lines[0]).toMatch(/INFO.*incoming request/);
   expect(() => JSON.parse(lines[0] as string)).toThrow();
   expect(out).not.toMatch(/timbre_secret|hunter22/);
+});
+
+it('a reference must name a document of the same environment: a sandbox folio does not exist for live', async () => {
+  const t = await buildTestApp({ env: { RATE_LIMIT_PER_MINUTE: '1000' } });
+  const { issuer, rut, api } = await createTestTenant(t);
+  const issued = await api.post(`/api/${rut}/emitir`, factura());
+  expect(issued.statusCode).toBe(200);
+  const { folio, date } = issued.json();
+  // Preview runs the same reference check as emitir, before anything live-only (certificate, CAF).
+  const note = { type: 56, receiver: factura().receiver, items: [{ name: 'Intereses', qty: 1, price: 500 }] };
+  const preview = () => api.post(`/api/${rut}/preview`, { ...note, refs: [{ type: 33, folio, date }] });
+  expect((await preview()).statusCode).toBe(200);
+  await t.db.prisma.issuer.update({ where: { id: issuer.id }, data: { siiAmbiente: 1 } });
+  const live = await preview();
+  expect(live.statusCode).toBe(400);
+  expect(live.json().code).toBe('REFERENCE_NOT_FOUND');
+});
+
+it('30 failed sign-ins from one address lock that address out, for every e-mail and on every instance', async () => {
+  const clock = manualClock('2026-11-23T12:00:00Z');
+  const a = await buildTestApp({ clock });
+  const b = await buildTestApp({ clock, shareDatabaseOf: a });
+  const { issuer } = await createTestTenant(a);
+  const password = 'una clave larga y buena';
+  await createUser(a.ctx, { rut: issuer.rut, email: 'dueno@ejemplo.cl', role: 'owner', password });
+  const attacker = '198.51.100.7';
+  // Each failure names another e-mail, so the per-e-mail limit (10) never applies.
+  for (let i = 0; i < MAX_FAILURES_PER_ADDRESS; i++) {
+    const failed = await signIn(i % 2 ? a.ctx : b.ctx, {
+      email: `nadie${i}@ejemplo.cl`,
+      password: 'adivinando',
+      address: attacker,
+    }).catch((e: { code: string }) => e);
+    expect(failed).toMatchObject({ code: 'SIGN_IN_FAILED' });
+  }
+  for (const t of [a, b]) {
+    await expect(signIn(t.ctx, { email: 'dueno@ejemplo.cl', password, address: attacker })).rejects.toMatchObject({
+      code: 'SIGN_IN_RATE_LIMITED',
+    });
+  }
+  // Another address is not affected; the locked one is free again once the 15 minutes pass.
+  expect((await signIn(a.ctx, { email: 'dueno@ejemplo.cl', password, address: '198.51.100.8' })).token).toBeTruthy();
+  clock.advance(15 * 60_000 + 1);
+  expect((await signIn(b.ctx, { email: 'dueno@ejemplo.cl', password, address: attacker })).token).toBeTruthy();
 });
