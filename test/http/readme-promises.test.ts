@@ -7,7 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { expect, it } from 'vitest';
+import { importCertificate } from '../../src/admin/certificates.ts';
 import { createUser, MAX_FAILURES_PER_ADDRESS, signIn } from '../../src/admin/users.ts';
+import { generateTestCertificate } from '../../src/dte/certificate.ts';
+import { scanTimeEvents } from '../../src/events/scheduled.ts';
 import { createLogger } from '../../src/logger.ts';
 import { buildTestApp, createTestTenant } from '../helpers/app.ts';
 import { factura } from '../helpers/requests.ts';
@@ -160,4 +163,50 @@ it('30 failed sign-ins from one address lock that address out, for every e-mail 
   expect((await signIn(a.ctx, { email: 'dueno@ejemplo.cl', password, address: '198.51.100.8' })).token).toBeTruthy();
   clock.advance(15 * 60_000 + 1);
   expect((await signIn(b.ctx, { email: 'dueno@ejemplo.cl', password, address: attacker })).token).toBeTruthy();
+});
+
+it('caf.expiring fires at 30, then 7 days; a subject first seen past several thresholds gets only the nearest', async () => {
+  const t = await buildTestApp({ env: { RATE_LIMIT_PER_MINUTE: '1000' } });
+  const scanAt = (at: string) => scanTimeEvents({ ...t.ctx, clock: () => new Date(at) });
+  const events = async (issuerId: string, prefix: string) =>
+    (
+      await t.db.prisma.event.findMany({
+        where: { issuerId, type: { startsWith: prefix } },
+        orderBy: { createdAt: 'asc' },
+      })
+    ).map((e) => `${e.type}:${(e.data as { threshold_days?: number }).threshold_days ?? ''}`);
+
+  // A range of 33 with folios left that expires on 1 March 2027 (as a live CAF of type 33 does
+  // 180 days after its authorisation; sandbox ranges carry no expiry, so it is written here).
+  const expiring = (issuerId: string) =>
+    t.db.prisma.caf.updateMany({ where: { issuerId }, data: { expiresAt: new Date('2027-03-01T00:00:00Z') } });
+  const early = await createTestTenant(t);
+  const late = await createTestTenant(t);
+  for (const tenant of [early, late]) {
+    expect((await tenant.api.post(`/api/${tenant.rut}/emitir`, factura())).statusCode).toBe(200);
+  }
+  await expiring(early.issuer.id);
+  for (const at of ['2027-01-20T15:00:00Z', '2027-01-31T15:00:00Z', '2027-02-10T15:00:00Z']) await scanAt(at);
+  expect(await events(early.issuer.id, 'caf.')).toEqual(['caf.expiring:30']);
+  // The other issuer's range is first seen 5 days before it expires: only the 7-day notice.
+  await expiring(late.issuer.id);
+  for (const at of ['2027-02-24T15:00:00Z', '2027-02-25T15:00:00Z']) await scanAt(at);
+  expect(await events(early.issuer.id, 'caf.')).toEqual(['caf.expiring:30', 'caf.expiring:7']);
+  expect(await events(late.issuer.id, 'caf.')).toEqual(['caf.expiring:7']);
+
+  // A certificate first seen 5 days before it expires: certificate.expiring 7, not 30, then 1.
+  const { p12, password } = generateTestCertificate({ holderRut: '13185095-6', name: 'FIRMA', validDays: 60 });
+  const cert = await importCertificate(t.ctx, { rut: early.rut, p12, password });
+  const day = 24 * 3600 * 1000;
+  for (const daysBefore of [5, 4, 0.5]) {
+    await scanTimeEvents({ ...t.ctx, clock: () => new Date(cert.notAfter.getTime() - daysBefore * day) });
+  }
+  expect(await events(early.issuer.id, 'certificate.')).toEqual(['certificate.expiring:7', 'certificate.expiring:1']);
+});
+
+it('without PUBLIC_BASE_URL the OpenAPI servers entry is the relative /', async () => {
+  const t = await buildTestApp({ env: { PUBLIC_BASE_URL: undefined as unknown as string } });
+  expect(t.config.PUBLIC_BASE_URL).toBeUndefined();
+  const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+  expect(doc.servers.map((s: { url: string }) => s.url)).toEqual(['/']);
 });
