@@ -5,8 +5,10 @@
  * terminal.
  */
 import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { expect, it } from 'vitest';
+import { SMTPServer } from 'smtp-server';
+import { expect, it, onTestFinished } from 'vitest';
 import { importCertificate } from '../../src/admin/certificates.ts';
 import { createUser, MAX_FAILURES_PER_ADDRESS, signIn } from '../../src/admin/users.ts';
 import { generateTestCertificate } from '../../src/dte/certificate.ts';
@@ -14,7 +16,7 @@ import { scanTimeEvents } from '../../src/events/scheduled.ts';
 import { createLogger } from '../../src/logger.ts';
 import { buildTestApp, createTestTenant } from '../helpers/app.ts';
 import { factura } from '../helpers/requests.ts';
-import { manualClock } from '../helpers/time.ts';
+import { manualClock, waitFor } from '../helpers/time.ts';
 
 it('RateLimit-* headers: on keyed answers and tk downloads; not on the 401 and 403 of the key check', async () => {
   const t = await buildTestApp({ env: { RATE_LIMIT_PER_MINUTE: '50' } });
@@ -209,4 +211,67 @@ it('without PUBLIC_BASE_URL the OpenAPI servers entry is the relative /', async 
   expect(t.config.PUBLIC_BASE_URL).toBeUndefined();
   const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
   expect(doc.servers.map((s: { url: string }) => s.url)).toEqual(['/']);
+});
+
+/** An SMTP server that refuses every recipient with `code`, counting the attempts. */
+async function refusingSmtp(code: number) {
+  let attempts = 0;
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onRcptTo(_address, _session, callback) {
+      attempts++;
+      callback(Object.assign(new Error(code >= 500 ? 'no such mailbox' : 'try again later'), { responseCode: code }));
+    },
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
+  return { url: `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`, attempts: () => attempts };
+}
+
+it.each([
+  ['a permanent refusal (5xx) is given up at once', 550, 1],
+  ['a temporary failure is retried up to EMAIL_MAX_ATTEMPTS, then given up', 451, 3],
+])('e-mail: %s, with email.failed', async (_name, code, expected) => {
+  const smtp = await refusingSmtp(code);
+  const t = await buildTestApp({
+    env: {
+      JOBS_ENABLED: 'true',
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'facturas@timbre.test',
+      EMAIL_RETRY_BASE_MS: '50',
+      EMAIL_MAX_ATTEMPTS: '3',
+      WEBHOOK_POLL_MS: '50',
+    },
+  });
+  const { issuer, rut, api } = await createTestTenant(t);
+  const issued = await api.post(`/api/${rut}/emitir`, factura());
+  expect(issued.statusCode).toBe(200);
+  const row = await waitFor(
+    async () => {
+      const m = await t.db.prisma.emailMessage.findFirst({ where: { issuerId: issuer.id } });
+      return m?.state === 'failed' ? m : null;
+    },
+    { timeoutMs: 30_000, what: 'the e-mail given up' },
+  );
+  expect(row.attempts).toBe(expected);
+  expect(row.lastError).toContain(`SMTP ${code}`);
+  expect(smtp.attempts()).toBe(expected);
+  const failed = (await api.get(`/api/${rut}/events?type=email.failed`)).json().data;
+  expect(failed).toHaveLength(1);
+  expect(failed[0].data).toMatchObject({ folio: issued.json().folio, attempts: expected });
+  const entry = (await api.get(`/api/${rut}/emisiones`)).json().data[0];
+  expect(entry.email.status).toBe('failed');
+});
+
+it('without SMTP_URL the service says once, at start, that documents are not e-mailed', async () => {
+  const t = await buildTestApp({ env: { JOBS_ENABLED: 'true', WEBHOOK_POLL_MS: '50' } });
+  const said = () => t.logs.filter((l) => l.includes('SMTP_URL is not set')).length;
+  await waitFor(() => said() > 0, { what: 'the notice' });
+  const { rut, api } = await createTestTenant(t);
+  expect((await api.post(`/api/${rut}/emitir`, factura())).statusCode).toBe(200);
+  const entry = (await api.get(`/api/${rut}/emisiones`)).json().data[0];
+  expect(entry.email.status).toBe('disabled');
+  expect(said()).toBe(1);
 });
