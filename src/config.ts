@@ -98,6 +98,11 @@ export const configSchema = z.object({
   PDF_RENDER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** PDF downloads served at once per instance (stored or rendered); further ones wait their turn. */
   PDF_DOWNLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(4),
+  /**
+   * MiB of recently served files (PDFs, signed XML) kept in memory per instance, so that a repeat
+   * download reads no database (src/issuing/file-cache.ts); 0 keeps none.
+   */
+  FILE_CACHE_MB: z.coerce.number().int().min(0).max(4096).default(32),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   // Events, webhooks and e-mail (DESIGN §9, src/events/)
   /** Allow webhook targets on private, loopback and link-local addresses, and http in live. */

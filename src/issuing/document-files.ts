@@ -12,6 +12,7 @@ import { AppError } from '../errors.ts';
 import type { Document, Issuer } from '../generated/prisma/client.ts';
 import type { AuthenticatedKey } from '../admin/api-keys.ts';
 import { environmentOf } from './environment.ts';
+import { FileCache } from './file-cache.ts';
 
 export type FileKind = 'pdf' | 'xml';
 export type PdfFormat = 'letter' | '80mm';
@@ -79,6 +80,59 @@ export async function locateDocument(
 
 /** The one answer to a failed token download, whatever was wrong. */
 export const TOKEN_NOT_FOUND = 'No document matches this link: check the issuer, type, folio and token.';
+
+/** Runs a download's database reads and render in turn with the others (PDF_DOWNLOAD_CONCURRENCY). */
+export type DownloadLimiter = <T>(run: () => Promise<T>) => Promise<T>;
+
+export interface DownloadInput {
+  rut: string;
+  type: number;
+  folio: number;
+  auth: AuthenticatedKey | null;
+  tk: string | undefined;
+  kind: FileKind;
+  format: PdfFormat;
+}
+
+/**
+ * A download (contract §4.5): the file from memory when this instance served it lately
+ * (src/issuing/file-cache.ts: no query, a token compare), else located, read (or rendered)
+ * and kept for the next one. Access is checked the same way on both paths: an API key was
+ * checked against the path's issuer by the auth hook (another issuer's key never gets here),
+ * a token must be the document's own, and a wrong one gets the same 404 whether the entry
+ * was in memory or not. "Not found" is never kept.
+ */
+export async function downloadDocumentFile(
+  ctx: AppContext,
+  input: DownloadInput,
+  limitPdf: DownloadLimiter,
+): Promise<DocumentFile> {
+  if (!input.auth && !input.tk) {
+    throw new AppError('UNAUTHENTICATED', 'Send an API key (Authorization: Bearer …) or the document token (?tk=…).');
+  }
+  const rut = input.auth ? input.auth.issuer.rut : normalizeRut(input.rut);
+  const key = rut
+    ? FileCache.key(rut, input.type, input.folio, input.kind === 'pdf' ? `pdf:${input.format}` : 'xml')
+    : null;
+  const kept = key ? ctx.caches.file(key) : undefined;
+  if (kept) {
+    if (!input.auth && !sameToken(kept.publicToken, input.tk ?? '')) {
+      throw new AppError('DOCUMENT_NOT_FOUND', TOKEN_NOT_FOUND);
+    }
+    return kept;
+  }
+  // Taken before the first read: a file read across an issuer change is served but not kept.
+  const snapshot = ctx.caches.snapshot();
+  const { issuer, document } = await locateDocument(ctx, input);
+  const serve = () => documentFile(ctx, document, issuer, input.kind, input.format);
+  const file = input.kind === 'pdf' ? await limitPdf(serve) : await serve();
+  // Only a document of the issuer's current environment: the other environment's copy of a
+  // folio is what a download finds only until the current one issues that folio.
+  if (key && issuer.active && document.environment === environmentOf(issuer)) {
+    ctx.caches.rememberFile(key, { ...file, issuerId: issuer.id, publicToken: document.publicToken }, snapshot);
+  }
+  return file;
+}
 
 export async function documentFile(
   ctx: AppContext,
