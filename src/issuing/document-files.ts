@@ -2,7 +2,8 @@
  * Downloads of a document's PDF and signed XML (contract §4.5, DESIGN §5). Access is by API
  * key (any role, checked by the auth hook) or by the document's public token `tk`, which opens
  * only that document. The XML is served as the exact signed bytes (ISO-8859-1); the PDF is
- * rendered from the stored document model and TED once, then stored (`storedPdf`).
+ * rendered from the stored document model and TED once, then stored (`storedPdf`); both are
+ * kept in memory once served (`downloadDocumentFile`, src/issuing/file-cache.ts).
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context.ts';
@@ -95,7 +96,7 @@ export interface DownloadInput {
 }
 
 /**
- * A download (contract §4.5): the file from memory when this instance served it lately
+ * A download (README, "Downloads"): the file from memory when this instance served it lately
  * (src/issuing/file-cache.ts: no query, a token compare), else located, read (or rendered)
  * and kept for the next one. Access is checked the same way on both paths: an API key was
  * checked against the path's issuer by the auth hook (another issuer's key never gets here),
