@@ -127,10 +127,16 @@ export async function downloadDocumentFile(
   const { issuer, document } = await locateDocument(ctx, input);
   const serve = () => documentFile(ctx, document, issuer, input.kind, input.format);
   const file = input.kind === 'pdf' ? await limitPdf(serve) : await serve();
-  // Only a document of the issuer's current environment: the other environment's copy of a
-  // folio is what a download finds only until the current one issues that folio.
-  if (key && issuer.active && document.environment === environmentOf(issuer)) {
-    ctx.caches.rememberFile(key, { ...file, issuerId: issuer.id, publicToken: document.publicToken }, snapshot);
+  // Kept only if the issuer, as read after the snapshot, is active: a key's issuer was read by
+  // the auth hook before it (a change in between would go unnoticed), so it is read again —
+  // one query, on a miss only. And only a document of the issuer's current environment: the
+  // other environment's copy of a folio is what a download finds only until the current
+  // environment issues that folio.
+  if (key) {
+    const current = input.auth ? await ctx.db.prisma.issuer.findUnique({ where: { id: issuer.id } }) : issuer;
+    if (current?.active && document.environment === environmentOf(current)) {
+      ctx.caches.rememberFile(key, { ...file, issuerId: issuer.id, publicToken: document.publicToken }, snapshot);
+    }
   }
   return file;
 }
