@@ -11,7 +11,7 @@
  *   the change feed (`src/db/change-feed.ts`, PostgreSQL LISTEN/NOTIFY), dropped on every
  *   change notice, dropped whole when the feed drops or comes back (notices sent meanwhile
  *   are lost), and an empty list ("no certificate") is never kept.
- * - Recently served document files (src/issuing/file-cache.ts): immutable bytes, but whether
+ * - Recently served document files (src/file-cache.ts): immutable bytes, but whether
  *   they may be served depends on their issuer (active, environment), so they follow the same
  *   rules as the certificate lists: kept only while the feed is heard, an issuer's dropped on
  *   each of its issuer changes, all dropped when the feed drops or comes back.
@@ -21,7 +21,7 @@ import type { Transporter } from 'nodemailer';
 import type { Caf as ParsedCaf } from './dte/caf.ts';
 import type { SigningCertificate } from './dte/certificate.ts';
 import type { Certificate } from './generated/prisma/client.ts';
-import { type CachedFile, FileCache } from './issuing/file-cache.ts';
+import { type CachedFile, FileCache } from './file-cache.ts';
 
 /** An operator change, as announced on the change feed (in the transaction that makes it). */
 export type OperatorChange =
@@ -58,7 +58,7 @@ export class KeyCaches {
   /** Bumped by every change and reset: a read that began before one must not be stored. */
   private generation = 0;
   private listening = false;
-  /** Recently served document files (src/issuing/file-cache.ts); only while the feed is heard. */
+  /** Recently served document files (src/file-cache.ts); only while the feed is heard. */
   readonly files: FileCache;
 
   constructor(opts: { fileCacheBytes?: number } = {}) {

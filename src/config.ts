@@ -100,7 +100,7 @@ export const configSchema = z.object({
   PDF_DOWNLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(4),
   /**
    * MiB of recently served files (PDFs, signed XML) kept in memory per instance, so that a repeat
-   * download reads no database (src/issuing/file-cache.ts); 0 keeps none.
+   * download reads no database (src/file-cache.ts); 0 keeps none.
    */
   FILE_CACHE_MB: z.coerce.number().int().min(0).max(4096).default(32),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),

@@ -3,7 +3,7 @@
  * key (any role, checked by the auth hook) or by the document's public token `tk`, which opens
  * only that document. The XML is served as the exact signed bytes (ISO-8859-1); the PDF is
  * rendered from the stored document model and TED once, then stored (`storedPdf`); both are
- * kept in memory once served (`downloadDocumentFile`, src/issuing/file-cache.ts).
+ * kept in memory once served (`downloadDocumentFile`, src/file-cache.ts).
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context.ts';
@@ -13,7 +13,7 @@ import { AppError } from '../errors.ts';
 import type { Document, Issuer } from '../generated/prisma/client.ts';
 import type { AuthenticatedKey } from '../admin/api-keys.ts';
 import { environmentOf } from './environment.ts';
-import { FileCache } from './file-cache.ts';
+import { FileCache } from '../file-cache.ts';
 
 export type FileKind = 'pdf' | 'xml';
 export type PdfFormat = 'letter' | '80mm';
@@ -97,7 +97,7 @@ export interface DownloadInput {
 
 /**
  * A download (README, "Downloads"): the file from memory when this instance served it lately
- * (src/issuing/file-cache.ts: no query, a token compare), else located, read (or rendered)
+ * (src/file-cache.ts: no query, a token compare), else located, read (or rendered)
  * and kept for the next one. Access is checked the same way on both paths: an API key was
  * checked against the path's issuer by the auth hook (another issuer's key never gets here),
  * a token must be the document's own, and a wrong one gets the same 404 whether the entry

@@ -1,5 +1,5 @@
 /**
- * Downloads served from memory (src/issuing/file-cache.ts, issue 8): a repeat download reads
+ * Downloads served from memory (src/file-cache.ts, issue 8): a repeat download reads
  * no database and gives the very bytes stored; the memory never serves what the database path
  * would refuse — a wrong token, another issuer's key, a deactivated issuer (on this instance
  * or, through the change feed, on another one) — nor a file other than the one stored, after
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deactivateIssuer } from '../../src/admin/issuers.ts';
-import { FileCache } from '../../src/issuing/file-cache.ts';
+import { FileCache } from '../../src/file-cache.ts';
 import { buildTestApp, createTestTenant, TEST_MASTER_KEY, type KeyClient, type TestApp } from '../helpers/app.ts';
 import { factura, RECEIVER } from '../helpers/requests.ts';
 

@@ -1,12 +1,12 @@
 /**
- * The memory of served files (src/issuing/file-cache.ts): bounded by bytes, least recently
+ * The memory of served files (src/file-cache.ts): bounded by bytes, least recently
  * served out first; and, inside KeyCaches, the change-feed rules — nothing kept or served while
  * the feed is not heard, an issuer's files dropped on its issuer changes, a read that raced a
  * change not kept.
  */
 import { describe, expect, it } from 'vitest';
 import { KeyCaches } from '../../src/caches.ts';
-import { type CachedFile, FileCache } from '../../src/issuing/file-cache.ts';
+import { type CachedFile, FileCache } from '../../src/file-cache.ts';
 import { seededRandom, testSeed } from '../helpers/seed.ts';
 
 const KIB = 1024;
