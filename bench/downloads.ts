@@ -24,6 +24,8 @@ export interface DownloadsReport {
   pages: number;
   listAlone: { p50: number; p99: number };
   listWhileRepeat: { p50: number; p99: number; downloads: number };
+  /** The same on an instance with FILE_CACHE_MB=0 (every download reads the database). */
+  listWhileRepeatNoMemory: { p50: number; p99: number; downloads: number };
   listWhileFirst: { p50: number; p99: number; downloads: number };
   verify: { msPerDoc: number; xsdOnlyMs: number; signMs: number };
 }
@@ -183,6 +185,8 @@ export async function downloadsBenchmark(
   base: string,
   a: { rut: string; key: string },
   b: { rut: string; key: string },
+  /** An instance on the same database with FILE_CACHE_MB=0. */
+  plainBase: string,
 ): Promise<DownloadsReport> {
   const verify = verifyCost();
   // Issuer B has documents to list.
@@ -199,6 +203,9 @@ export async function downloadsBenchmark(
   const pages = (first.bytes.toString('latin1').match(/\/Type\s*\/Page\b/g) ?? []).length;
 
   const listWhileRepeat = await listWhileDownloading(base, b, [bigUrl], 10, 300);
+  const plainUrl = bigUrl.replace(base, plainBase);
+  await timedGet(plainUrl);
+  const listWhileRepeatNoMemory = await listWhileDownloading(plainBase, b, [plainUrl], 10, 300);
   // Ten fresh 1000-line boletas, each downloaded for the first time by one of 10 clients: the
   // renders themselves (bounded, in worker threads) run while the list is measured.
   const fresh: string[] = [];
@@ -215,6 +222,7 @@ export async function downloadsBenchmark(
     pages,
     listAlone,
     listWhileRepeat,
+    listWhileRepeatNoMemory,
     listWhileFirst,
     verify,
   };
@@ -234,9 +242,10 @@ Another issuer's \`GET /api/{rut}/emisiones\` (30 documents, one request at a ti
 |---|---|---|---|---|
 | nothing else | ${r.listAlone.p50.toFixed(1)} | ${r.listAlone.p99.toFixed(1)} | ${ok(r.listAlone.p99)} | — |
 | 10 clients download the 1000-line PDF with its \`tk\` | ${r.listWhileRepeat.p50.toFixed(1)} | ${r.listWhileRepeat.p99.toFixed(1)} | ${ok(r.listWhileRepeat.p99)} | ${r.listWhileRepeat.downloads} |
+| the same, on an instance with FILE_CACHE_MB=0 (each download reads the stored PDF from the database) | ${r.listWhileRepeatNoMemory.p50.toFixed(1)} | ${r.listWhileRepeatNoMemory.p99.toFixed(1)} | ${ok(r.listWhileRepeatNoMemory.p99)} | ${r.listWhileRepeatNoMemory.downloads} |
 | 10 clients each download a fresh 1000-line PDF (first renders) | ${r.listWhileFirst.p50.toFixed(1)} | ${r.listWhileFirst.p99.toFixed(1)} | ${ok(r.listWhileFirst.p99)} | ${r.listWhileFirst.downloads} |
 
-Before this work every download rendered the PDF again on the event loop: with 10 concurrent \`tk\` downloads of that boleta the same list took 14.5 s (issue 8). With the PDF stored but read from the database on every download (three queries and a 72 KiB bytea parsed on the event loop), the list under the 10 loops was at p50 56.8 ms, p99 140.8 ms (load average about 3) and, on a machine as busy as this run's, p50 167 ms, p99 683 ms.
+Before this work every download rendered the PDF again on the event loop: with 10 concurrent \`tk\` downloads of that boleta the same list took 14.5 s (issue 8). With the PDF stored but read from the database on every download (three queries and a 72 KiB bytea parsed on the event loop; the FILE_CACHE_MB=0 row), an earlier run on a quieter machine (load average about 3) had the list at p50 8.1 / p99 24.9 ms alone and p50 56.8 / p99 140.8 ms under the 10 loops.
 
 The last check before a document is stored (src/dte/verify-stored.ts: the bytes re-read by libxml2, XSD, XMLDSig digest and SignatureValue, TED FRMT), 10-line factura, one core, in-process: **${r.verify.msPerDoc.toFixed(2)} ms** per document, of which the XSD validation it replaces was ${r.verify.xsdOnlyMs.toFixed(2)} ms; signing the same document costs ${r.verify.signMs.toFixed(2)} ms.
 `;
