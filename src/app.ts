@@ -93,7 +93,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     db: opts.db,
     clock: opts.clock ?? (() => new Date()),
     log: app.log as Logger,
-    caches: createKeyCaches(),
+    caches: createKeyCaches({ fileCacheBytes: opts.config.FILE_CACHE_MB * 1024 * 1024 }),
     sii: opts.sii ?? createSiiClient({ config: opts.config, log: app.log as Logger }),
     jobs: null,
     pdf: createPdfRenderer({ concurrency: opts.config.PDF_RENDER_CONCURRENCY }),
