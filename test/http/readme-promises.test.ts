@@ -324,4 +324,3 @@ it.each([
 ])('TRUST_PROXY as %s takes the client address from X-Forwarded-For; the default does not', async (_n, value) => {
   await trustProxyCase(value);
 });
-
