@@ -34,6 +34,7 @@ import { santiagoDate } from '../src/dte/chile-time.ts';
 import { countCases, type ListMeasure, listCases, measureList, timeCountStar } from './list.ts';
 import { seedDocuments } from './seed-documents.ts';
 import { downloadsBenchmark, downloadsSection } from './downloads.ts';
+import { embeddedPostmasterPid, postgresCpuMs, processCpuMs } from './cpu.ts';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 1500);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '16,64').split(',').map(Number);
@@ -44,6 +45,9 @@ const INSTANCES = (process.env.BENCH_INSTANCES ?? '1,2')
 const LIST_DOCS = Number(process.env.BENCH_LIST_DOCS ?? 1_000_000);
 const LIST_REQUESTS = Number(process.env.BENCH_LIST_REQUESTS ?? 300);
 const ONLY_DOWNLOADS = process.env.BENCH_ONLY === 'downloads';
+const ONLY_ISSUING = process.env.BENCH_ONLY === 'issuing';
+/** A directory: each server process writes a V8 CPU profile there (`--cpu-prof`) when it exits. */
+const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF;
 const WEBHOOKS = ['1', 'true', 'yes'].includes(process.env.BENCH_WEBHOOKS ?? '');
 /** Folios a sandbox range request may ask for at once (POST folios_sii). */
 const FOLIO_REQUEST_MAX = 10_000;
@@ -184,7 +188,8 @@ async function freePort(): Promise<number> {
 async function startServer(env: Record<string, string>): Promise<Server> {
   const port = await freePort();
   // What `npm start` and the Dockerfile run: the compiled service under plain node.
-  const proc = spawn(process.execPath, ['--max-old-space-size=192', 'dist/server.js'], {
+  const profile = CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROFILE_DIR)}`] : [];
+  const proc = spawn(process.execPath, ['--max-old-space-size=192', ...profile, 'dist/server.js'], {
     env: {
       ...process.env,
       ...env,
@@ -529,7 +534,7 @@ async function main() {
   const sign = signingRate();
   console.log(sign);
   console.log('pdf rendering…');
-  const pdf = ONLY_DOWNLOADS ? null : await pdfRender();
+  const pdf = ONLY_DOWNLOADS || ONLY_ISSUING ? null : await pdfRender();
   console.log(pdf);
 
   const dataDir = resolve('.data-bench');
@@ -562,12 +567,12 @@ async function main() {
 
   // The list part runs first, so the issuing runs below write into a table that already holds
   // the seeded million rows and their indexes, as a busy installation's does.
-  const list = LIST_DOCS > 0 && !ONLY_DOWNLOADS ? await listBenchmark(env) : null;
-  const webhooks = WEBHOOKS && !ONLY_DOWNLOADS ? await webhookBenchmark(env, key, issuer.rut) : null;
+  const list = LIST_DOCS > 0 && !ONLY_DOWNLOADS && !ONLY_ISSUING ? await listBenchmark(env) : null;
+  const webhooks = WEBHOOKS && !ONLY_DOWNLOADS && !ONLY_ISSUING ? await webhookBenchmark(env, key, issuer.rut) : null;
 
   console.log('downloads…');
   const downloadsLoadBefore = loadavg();
-  const downloads = await withServer(env, async (port) => {
+  const downloads = ONLY_ISSUING ? null : await withServer(env, async (port) => {
     // The 1000-line boletas are issuer A's (a second issuer); the list measured is Bench SpA's.
     const a = await cli(
       env,
@@ -614,6 +619,13 @@ async function main() {
       ); // warm-up (caches, JIT)
       for (const c of CONCURRENCY) {
         for (const s of servers) s.peakRss = 0;
+        const postmaster = pgHandle ? embeddedPostmasterPid(dataDir) : null;
+        const cpuNow = () => ({
+          node: servers.reduce((sum, s) => sum + processCpuMs(s.proc.pid!), 0),
+          pg: postmaster ? postgresCpuMs(postmaster) : Number.NaN,
+          client: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
+        });
+        const cpu0 = cpuNow();
         const r = await load(
           servers.map((s) => s.port),
           key,
@@ -621,6 +633,13 @@ async function main() {
           DOCS,
           c,
         );
+        const cpu1 = cpuNow();
+        const cpuPerDoc = {
+          node: (cpu1.node - cpu0.node) / DOCS,
+          pg: (cpu1.pg - cpu0.pg) / DOCS,
+          client: (cpu1.client - cpu0.client) / DOCS,
+        };
+        console.log({ cpuPerDoc });
         if (r.firstFailure) failureNotes.push(`${instances} instance(s), concurrency ${c}: ${r.firstFailure}`);
         const rss = Math.max(...servers.map((s) => s.peakRss));
         worstRss = Math.max(worstRss, rss);
@@ -651,7 +670,7 @@ async function main() {
   const day = started.toISOString().slice(0, 10);
   const issuingLoad = issuingLoadBefore ? `${fmtLoad(issuingLoadBefore)} before, ${fmtLoad(loadavg())} after` : '';
   const fresh: Record<SectionKey, string | null> = {
-    downloads: downloadsSection(downloads, day, downloadsLoad),
+    downloads: downloads ? downloadsSection(downloads, day, downloadsLoad) : null,
     signing: ONLY_DOWNLOADS
       ? null
       : `## Pure signing rate (one core)
