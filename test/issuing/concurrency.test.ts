@@ -42,4 +42,5 @@ it('200 concurrent issues over two pools get 200 distinct, contiguous folios', a
   } finally {
     await second.close();
   }
-});
+  // 200 signed documents: a deadline, not a speed claim (a loaded machine took over a minute).
+}, 600_000);

@@ -30,11 +30,19 @@ async function issuePending(app: TestApp, rut: string, key: string) {
 
 const SII_DOWN = ['/cgi_dte/UPL/DTEUpload', '/DTEWS/CrSeed.jws', '/DTEWS/GetTokenFromSeed.jws'];
 
+/**
+ * These tests count uploads (exactly one per document). With the live tests' short SII timeout
+ * (1.5 s) a simulator slowed by a loaded machine can answer an upload after Timbre gave up on
+ * it; Timbre then rightly sends the same envelope again, and the count is 2. No test here needs
+ * a timeout, so the SII is given all the time it takes.
+ */
+const PATIENT = { SII_TIMEOUT_MS: '60000' };
+
 describe('background submission', () => {
   it('pending work survives a restart: the next process submits it', async () => {
     // The anchor owns the database (it outlives the two processes below) and runs no jobs.
-    const anchor = await startLiveApp(sim, url, { env: { JOBS_ENABLED: 'false' } });
-    const first = await startLiveApp(sim, url, { shareDatabaseOf: anchor });
+    const anchor = await startLiveApp(sim, url, { env: { ...PATIENT, JOBS_ENABLED: 'false' } });
+    const first = await startLiveApp(sim, url, { env: PATIENT, shareDatabaseOf: anchor });
     const live = await createLiveIssuer(first, sim, [33]);
     sim.setFault({ kind: 'down', paths: SII_DOWN });
     const folios = [
@@ -45,7 +53,7 @@ describe('background submission', () => {
     await first.close();
     sim.clearFaults();
     // A new process on the same database picks the queued work up.
-    const second = await startLiveApp(sim, url, { shareDatabaseOf: anchor });
+    const second = await startLiveApp(sim, url, { env: PATIENT, shareDatabaseOf: anchor });
     for (const folio of folios) {
       await eventually(async () => (await estadoOf(second, live.rut, 33, folio)) === 'aceptado');
     }
@@ -59,8 +67,8 @@ describe('background submission', () => {
   });
 
   it('two instances on one database share the queue without a double submission', async () => {
-    const a = await startLiveApp(sim, url);
-    const b = await startLiveApp(sim, url, { shareDatabaseOf: a });
+    const a = await startLiveApp(sim, url, { env: PATIENT });
+    const b = await startLiveApp(sim, url, { env: PATIENT, shareDatabaseOf: a });
     const live = await createLiveIssuer(a, sim, [33]);
     sim.setFault({ kind: 'down', paths: SII_DOWN });
     const folios: number[] = [];
