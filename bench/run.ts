@@ -592,7 +592,16 @@ async function main() {
       'Santiago',
     );
     const aKey = (await cli(env, 'key', 'create', '--rut', a.rut, '--role', 'owner')).key as string;
-    return downloadsBenchmark(`http://127.0.0.1:${port}`, { rut: a.rut, key: aKey }, { rut: issuer.rut, key });
+    // A second instance on the same database keeping no files in memory (FILE_CACHE_MB=0): the
+    // same loops against it show, in the same run, what the memory of served files saves.
+    return withServer({ ...env, FILE_CACHE_MB: '0' }, (plainPort) =>
+      downloadsBenchmark(
+        `http://127.0.0.1:${port}`,
+        { rut: a.rut, key: aKey },
+        { rut: issuer.rut, key },
+        `http://127.0.0.1:${plainPort}`,
+      ),
+    );
   });
   console.log(downloads);
   const downloadsLoad = `${fmtLoad(downloadsLoadBefore)} before, ${fmtLoad(loadavg())} after`;

@@ -93,7 +93,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     db: opts.db,
     clock: opts.clock ?? (() => new Date()),
     log: app.log as Logger,
-    caches: createKeyCaches(),
+    caches: createKeyCaches({ fileCacheBytes: opts.config.FILE_CACHE_MB * 1024 * 1024 }),
     sii: opts.sii ?? createSiiClient({ config: opts.config, log: app.log as Logger }),
     jobs: null,
     pdf: createPdfRenderer({ concurrency: opts.config.PDF_RENDER_CONCURRENCY }),
@@ -218,11 +218,23 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
  * whose X-Forwarded-For gives the client address that the per-address limits count. Node checks
  * the two request timers every `connectionsCheckingInterval`, so it is kept well below them.
  */
+/**
+ * TRUST_PROXY as a hop count: the `n` nearest addresses in X-Forwarded-For are proxies, the one
+ * before them is the client (Express's meaning). As with `true`, a client that reaches Timbre
+ * without going through those proxies can choose its address: use it only where that cannot
+ * happen, or list the proxies' addresses instead.
+ */
+function trustHops(n: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < n;
+}
+
 function connectionOptions(config: Config) {
   const headersTimeout = Math.min(config.HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS);
   return {
-    // Fastify accepts a hop count at run time (its documentation) though its types omit it.
-    trustProxy: config.TRUST_PROXY as boolean | string,
+    // A hop count is given to Fastify as a function: Fastify 5 reads a bare number as "trust
+    // nobody" (it fails closed), which would make every client behind the balancer one address.
+    trustProxy:
+      typeof config.TRUST_PROXY === 'number' ? trustHops(config.TRUST_PROXY) : (config.TRUST_PROXY as boolean | string),
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
     http: {

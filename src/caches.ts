@@ -14,12 +14,17 @@
  *   comes back (notices sent meanwhile are lost), and "not found" is never kept: an empty
  *   certificate list, an unknown or revoked key always go to the database. CAF imports are
  *   not cached at all.
+ * - Recently served document files (src/file-cache.ts): immutable bytes, but whether
+ *   they may be served depends on their issuer (active, environment), so they follow the same
+ *   rules as the certificate lists: kept only while the feed is heard, an issuer's dropped on
+ *   each of its issuer changes, all dropped when the feed drops or comes back.
  */
 import type { KeyObject } from 'node:crypto';
 import type { Transporter } from 'nodemailer';
 import type { Caf as ParsedCaf } from './dte/caf.ts';
 import type { SigningCertificate } from './dte/certificate.ts';
 import type { ApiKey, Certificate, Issuer } from './generated/prisma/client.ts';
+import { type CachedFile, FileCache } from './file-cache.ts';
 
 /** What a presented API key resolves to, kept by the hash of the key. */
 export interface CachedApiKey {
@@ -67,6 +72,12 @@ export class KeyCaches {
   /** Bumped by every change and reset: a read that began before one must not be stored. */
   private generation = 0;
   private listening = false;
+  /** Recently served document files (src/file-cache.ts); only while the feed is heard. */
+  readonly files: FileCache;
+
+  constructor(opts: { fileCacheBytes?: number } = {}) {
+    this.files = new FileCache(opts.fileCacheBytes ?? 0);
+  }
 
   /** Whether operator-changeable data may be cached (the change feed is connected). */
   get trustworthy(): boolean {
@@ -104,6 +115,17 @@ export class KeyCaches {
     this.apiKeys.set(hash, entry);
   }
 
+  /** A served file kept by `rememberFile`, if the feed is heard. */
+  file(key: string): CachedFile | undefined {
+    return this.listening ? this.files.get(key) : undefined;
+  }
+
+  /** Keeps a file read since `snapshot` (of an active issuer), unless a change arrived meanwhile. */
+  rememberFile(key: string, file: CachedFile, snapshot: number): void {
+    if (!this.listening || snapshot !== this.generation) return;
+    this.files.set(key, file);
+  }
+
   /** Applies a change notice (from the feed, or from this process right after its commit). */
   apply(change: OperatorChange): void {
     this.generation += 1;
@@ -111,6 +133,7 @@ export class KeyCaches {
     if (change.kind === 'api_keys' || change.kind === 'issuer') {
       for (const [hash, entry] of this.apiKeys) if (entry.issuer.id === change.issuerId) this.apiKeys.delete(hash);
     }
+    if (change.kind === 'issuer') this.files.forgetIssuer(change.issuerId);
   }
 
   /** Forgets everything operators can change. */
@@ -118,9 +141,10 @@ export class KeyCaches {
     this.generation += 1;
     this.certificateLists.clear();
     this.apiKeys.clear();
+    this.files.clear();
   }
 }
 
-export function createKeyCaches(): KeyCaches {
-  return new KeyCaches();
+export function createKeyCaches(opts: { fileCacheBytes?: number } = {}): KeyCaches {
+  return new KeyCaches(opts);
 }

@@ -96,8 +96,13 @@ export const configSchema = z.object({
   MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1024),
   /** PDF renders running at once (worker threads); further downloads wait their turn. */
   PDF_RENDER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
-  /** PDF downloads served at once per instance (stored or rendered); further ones wait their turn. */
+  /** PDF downloads read from the database or rendered at once per instance (from memory: no wait). */
   PDF_DOWNLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(4),
+  /**
+   * MiB of recently served files (PDFs, signed XML) kept in memory per instance, so that a repeat
+   * download reads no database (src/file-cache.ts); 0 keeps none.
+   */
+  FILE_CACHE_MB: z.coerce.number().int().min(0).max(4096).default(32),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   // Events, webhooks and e-mail (DESIGN §9, src/events/)
   /** Allow webhook targets on private, loopback and link-local addresses, and http in live. */

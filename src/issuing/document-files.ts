@@ -2,7 +2,8 @@
  * Downloads of a document's PDF and signed XML (contract §4.5, DESIGN §5). Access is by API
  * key (any role, checked by the auth hook) or by the document's public token `tk`, which opens
  * only that document. The XML is served as the exact signed bytes (ISO-8859-1); the PDF is
- * rendered from the stored document model and TED once, then stored (`storedPdf`).
+ * rendered from the stored document model and TED once, then stored (`storedPdf`); both are
+ * kept in memory once served (`downloadDocumentFile`, src/file-cache.ts).
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context.ts';
@@ -12,6 +13,7 @@ import { AppError } from '../errors.ts';
 import type { Document, Issuer } from '../generated/prisma/client.ts';
 import type { AuthenticatedKey } from '../admin/api-keys.ts';
 import { environmentOf } from './environment.ts';
+import { FileCache } from '../file-cache.ts';
 
 export type FileKind = 'pdf' | 'xml';
 export type PdfFormat = 'letter' | '80mm';
@@ -79,6 +81,65 @@ export async function locateDocument(
 
 /** The one answer to a failed token download, whatever was wrong. */
 export const TOKEN_NOT_FOUND = 'No document matches this link: check the issuer, type, folio and token.';
+
+/** Runs a download's database reads and render in turn with the others (PDF_DOWNLOAD_CONCURRENCY). */
+export type DownloadLimiter = <T>(run: () => Promise<T>) => Promise<T>;
+
+export interface DownloadInput {
+  rut: string;
+  type: number;
+  folio: number;
+  auth: AuthenticatedKey | null;
+  tk: string | undefined;
+  kind: FileKind;
+  format: PdfFormat;
+}
+
+/**
+ * A download (README, "Downloads"): the file from memory when this instance served it lately
+ * (src/file-cache.ts: no query, a token compare), else located, read (or rendered)
+ * and kept for the next one. Access is checked the same way on both paths: an API key was
+ * checked against the path's issuer by the auth hook (another issuer's key never gets here),
+ * a token must be the document's own, and a wrong one gets the same 404 whether the entry
+ * was in memory or not. "Not found" is never kept.
+ */
+export async function downloadDocumentFile(
+  ctx: AppContext,
+  input: DownloadInput,
+  limitPdf: DownloadLimiter,
+): Promise<DocumentFile> {
+  if (!input.auth && !input.tk) {
+    throw new AppError('UNAUTHENTICATED', 'Send an API key (Authorization: Bearer …) or the document token (?tk=…).');
+  }
+  const rut = input.auth ? input.auth.issuer.rut : normalizeRut(input.rut);
+  const key = rut
+    ? FileCache.key(rut, input.type, input.folio, input.kind === 'pdf' ? `pdf:${input.format}` : 'xml')
+    : null;
+  const kept = key ? ctx.caches.file(key) : undefined;
+  if (kept) {
+    if (!input.auth && !sameToken(kept.publicToken, input.tk ?? '')) {
+      throw new AppError('DOCUMENT_NOT_FOUND', TOKEN_NOT_FOUND);
+    }
+    return kept;
+  }
+  // Taken before the first read: a file read across an issuer change is served but not kept.
+  const snapshot = ctx.caches.snapshot();
+  const { issuer, document } = await locateDocument(ctx, input);
+  const serve = () => documentFile(ctx, document, issuer, input.kind, input.format);
+  const file = input.kind === 'pdf' ? await limitPdf(serve) : await serve();
+  // Kept only if the issuer, as read after the snapshot, is active: a key's issuer was read by
+  // the auth hook before it (a change in between would go unnoticed), so it is read again —
+  // one query, on a miss only. And only a document of the issuer's current environment: the
+  // other environment's copy of a folio is what a download finds only until the current
+  // environment issues that folio.
+  if (key) {
+    const current = input.auth ? await ctx.db.prisma.issuer.findUnique({ where: { id: issuer.id } }) : issuer;
+    if (current?.active && document.environment === environmentOf(current)) {
+      ctx.caches.rememberFile(key, { ...file, issuerId: issuer.id, publicToken: document.publicToken }, snapshot);
+    }
+  }
+  return file;
+}
 
 export async function documentFile(
   ctx: AppContext,

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { DTE_TYPES } from '../../dte/model.ts';
-import { documentFile, type FileKind, locateDocument } from '../../issuing/document-files.ts';
+import { downloadDocumentFile, type FileKind } from '../../issuing/document-files.ts';
 import { createLimiter } from '../../dte/pdf/renderer.ts';
 import { routeDoc } from '../openapi.ts';
 import { commonErrors, rutParam } from '../schemas.ts';
@@ -131,15 +131,19 @@ export function filesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             base64?: '0' | '1';
             format?: 'letter' | '80mm';
           };
-          const { issuer, document } = await locateDocument(ctx, {
-            rut: request.params.rut,
-            type: request.params.type,
-            folio: request.params.folio,
-            auth: request.auth,
-            tk: q.tk,
-          });
-          const serve = () => documentFile(ctx, document, issuer, kind, q.format ?? 'letter');
-          const file = kind === 'pdf' ? await pdfDownloads(serve) : await serve();
+          const file = await downloadDocumentFile(
+            ctx,
+            {
+              rut: request.params.rut,
+              type: request.params.type,
+              folio: request.params.folio,
+              auth: request.auth,
+              tk: q.tk,
+              kind,
+              format: q.format ?? 'letter',
+            },
+            pdfDownloads,
+          );
           reply.header('Cache-Control', 'private, no-store');
           if (q.base64 === '1') {
             return base64Response.parse({
