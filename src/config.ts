@@ -4,6 +4,7 @@
  * process with every bad key listed. `.env.example` documents every key.
  */
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { config as loadDotenv } from 'dotenv';
 import { z } from 'zod';
@@ -98,6 +99,11 @@ export const configSchema = z.object({
   PDF_RENDER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** PDF downloads served at once per instance (stored or rendered); further ones wait their turn. */
   PDF_DOWNLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(4),
+  /**
+   * Worker threads that stamp, sign and check each document (src/dte/signing/pool.ts); 0 signs
+   * on the event loop. Default: the cores available to the process.
+   */
+  SIGN_WORKERS: z.coerce.number().int().min(0).max(64).default(availableParallelism()),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   // Events, webhooks and e-mail (DESIGN §9, src/events/)
   /** Allow webhook targets on private, loopback and link-local addresses, and http in live. */

@@ -37,6 +37,12 @@ export function stripXmlDeclaration(xml: string): string {
   return xml.replace(/^\uFEFF?\s*<\?xml[^>]*\?>\s*/, '');
 }
 
+/** What signing needs of a certificate: its private key and what KeyInfo shows. */
+export type SignatureKey = Pick<
+  SigningCertificate,
+  'privateKey' | 'certDerBase64' | 'modulusBase64' | 'exponentBase64'
+>;
+
 export class XmlParseError extends Error {}
 
 /** Parses XML text strictly (any parser warning is an error). */
@@ -141,7 +147,7 @@ function canonicalSignedInfo(signedInfo: string, host: Element): string {
   return `<SignedInfo xmlns="${DSIG_NS}"${declarations}>${signedInfo.slice('<SignedInfo>'.length)}`;
 }
 
-function signatureXml(args: { signedInfo: string; signatureValue: string; cert: SigningCertificate }): string {
+function signatureXml(args: { signedInfo: string; signatureValue: string; cert: SignatureKey }): string {
   return (
     `<Signature xmlns="${DSIG_NS}">\n${args.signedInfo}\n` +
     `<SignatureValue>${wrap64(args.signatureValue)}</SignatureValue>\n<KeyInfo>\n<KeyValue>\n<RSAKeyValue>\n` +
@@ -164,7 +170,7 @@ export interface SignOptions {
  * C14N transform, as the SII's own example; the whole-document reference of getToken uses
  * enveloped-signature (docs/sii-reference.md §5, §7.2).
  */
-export function signXml(xml: string, cert: SigningCertificate, opts: SignOptions): string {
+export function signXml(xml: string, cert: SignatureKey, opts: SignOptions): string {
   const doc = parseXml(xml);
   const target = opts.referenceId ? findById(doc, opts.referenceId) : doc.documentElement;
   if (!target) throw new Error(`no element with ID ${opts.referenceId}`);
@@ -189,7 +195,7 @@ export function signXml(xml: string, cert: SigningCertificate, opts: SignOptions
 }
 
 /** Signs a DTE (`<Signature>` after `<Documento>`, referencing its ID). */
-export function signDte(xml: string, documentId: string, cert: SigningCertificate): string {
+export function signDte(xml: string, documentId: string, cert: SignatureKey): string {
   return signXml(xml, cert, { referenceId: documentId, parentClose: '</DTE>' });
 }
 
