@@ -4,13 +4,14 @@
  * (xmldom + xml-crypto, the general path), for every text the request rules let through, and
  * the general path must take over for anything outside the narrow shape.
  */
+import { createPublicKey } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DATE, issue, testCertificate } from '../helpers/dte-pipeline.ts';
+import { cafPublicKey } from '../../src/dte/caf.ts';
+import { verifyStoredDte } from '../../src/dte/verify-stored.ts';
+import { issue, testCertificate } from '../helpers/dte-pipeline.ts';
 import { factura } from '../helpers/requests.ts';
 import { seededRandom, testSeed } from '../helpers/seed.ts';
 import { xmlsecVerify } from '../helpers/verify.ts';
-import { buildDteXml } from '../../src/dte/dte-xml.ts';
-import { verifyStoredDte } from '../../src/dte/verify-stored.ts';
 import {
   canonicalDocumento,
   canonicalize,
@@ -109,6 +110,8 @@ describe('signing a DTE without parsing it', () => {
     expect(canonicalDocumento(issued.unsigned, issued.documentId)).not.toBeNull();
     const result = xmlsecVerify(issued.bytes);
     expect(result.ok, result.output).toBe(true);
+    const keys = { certificateKey: createPublicKey(cert.privateKey), cafKey: cafPublicKey(issued.caf) };
+    expect(verifyStoredDte(issued.bytes, keys)).toEqual({ valid: true, errors: [] });
   });
 
   it.each([
