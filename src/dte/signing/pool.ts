@@ -54,6 +54,8 @@ export interface Signer {
 export interface SignerOptions {
   /** Worker threads; 0 signs on the calling thread. */
   workers: number;
+  /** Keys each thread keeps (default MAX_KEYS). */
+  maxKeys?: number;
   /** Called when a document is handed to a worker (tests use it to kill that worker). */
   onDispatch?: (worker: Worker) => void;
 }
@@ -98,6 +100,8 @@ function payloads(keys: KeyMaterial): { certId: string; cafId: string; make: Map
 class KeyTracker {
   private readonly held = new Map<string, true>();
 
+  constructor(private readonly max: number) {}
+
   use(needed: Map<string, () => KeyPayload>): { send: KeyPayload[]; forget: string[] } {
     const send: KeyPayload[] = [];
     for (const [id, make] of needed) {
@@ -109,7 +113,7 @@ class KeyTracker {
     }
     const forget: string[] = [];
     for (const id of this.held.keys()) {
-      if (this.held.size <= MAX_KEYS) break;
+      if (this.held.size <= this.max) break;
       if (needed.has(id)) continue;
       this.held.delete(id);
       forget.push(id);
@@ -150,12 +154,12 @@ function fromWorker(reply: FromWorker): StageResult | Error {
 }
 
 export function createSigner(opts: SignerOptions): Signer {
-  return opts.workers > 0 ? workerSigner(opts) : inProcessSigner();
+  return opts.workers > 0 ? workerSigner(opts) : inProcessSigner(opts.maxKeys ?? MAX_KEYS);
 }
 
-function inProcessSigner(): Signer {
+function inProcessSigner(maxKeys: number): Signer {
   const store = new KeyStore();
-  const tracker = new KeyTracker();
+  const tracker = new KeyTracker(maxKeys);
   let tasks = 0;
   let keyTransfers = 0;
   let closed = false;
@@ -186,7 +190,7 @@ function workerSigner(opts: SignerOptions): Signer {
   let closed = false;
 
   function spawn(): Slot {
-    const slot: Slot = { worker: startWorker(), busy: null, keys: new KeyTracker() };
+    const slot: Slot = { worker: startWorker(), busy: null, keys: new KeyTracker(opts.maxKeys ?? MAX_KEYS) };
     slot.worker.unref();
     slot.worker.on('message', (reply: FromWorker) => {
       const pending = slot.busy;
