@@ -34,6 +34,7 @@ import { santiagoDate } from '../src/dte/chile-time.ts';
 import { countCases, type ListMeasure, listCases, measureList, timeCountStar } from './list.ts';
 import { seedDocuments } from './seed-documents.ts';
 import { downloadsBenchmark, downloadsSection } from './downloads.ts';
+import { signingStageBenchmark, signingStageSection } from './signing.ts';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 1500);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '16,64').split(',').map(Number);
@@ -528,6 +529,8 @@ async function main() {
   console.log('signing rate…');
   const sign = signingRate();
   console.log(sign);
+  console.log('signing stage…');
+  const stage = ONLY_DOWNLOADS ? null : await signingStageBenchmark();
   console.log('pdf rendering…');
   const pdf = ONLY_DOWNLOADS ? null : await pdfRender();
   console.log(pdf);
@@ -658,6 +661,7 @@ async function main() {
 
 Measured on ${day}. One 2048-bit XMLDSig of a 10-line factura (C14N + SHA-1 + RSA) plus one TED signature with the 512-bit CAF key: **${sign.perSecond.toFixed(0)} docs/s** (${sign.msPerDoc.toFixed(2)} ms per document).
 `,
+    stage: stage ? signingStageSection(stage, day) : null,
     list: list ? listSection(list, day) : null,
     issuing: rows.length
       ? `## Issuing over HTTP (sandbox, 10-line type-33 facturas, ${DOCS} documents per row)
@@ -698,10 +702,11 @@ ${body.join('\n')}`;
   console.log(md);
 }
 
-type SectionKey = 'signing' | 'list' | 'issuing' | 'webhooks' | 'pdf' | 'downloads';
-const SECTION_KEYS: SectionKey[] = ['signing', 'list', 'issuing', 'webhooks', 'pdf', 'downloads'];
+type SectionKey = 'signing' | 'stage' | 'list' | 'issuing' | 'webhooks' | 'pdf' | 'downloads';
+const SECTION_KEYS: SectionKey[] = ['signing', 'stage', 'list', 'issuing', 'webhooks', 'pdf', 'downloads'];
 const SECTION_TITLES: Record<SectionKey, string> = {
   signing: 'Pure signing rate',
+  stage: 'Signing stage alone',
   list: 'Listing',
   issuing: 'Issuing over HTTP',
   webhooks: 'Issuing with a webhook endpoint',
