@@ -9,6 +9,7 @@
  * of each step is reported, the machine being shared).
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { cafPublicKey, generateCaf, parseCaf } from '../src/dte/caf.ts';
 import { generateTestCertificate, parsePkcs12 } from '../src/dte/certificate.ts';
 import { buildDteXml } from '../src/dte/dte-xml.ts';
@@ -101,11 +102,14 @@ function cpuPerItem<T>(items: T[], run: (item: T) => unknown): number {
 
 export interface SigningStageReport {
   docs: number;
+  /** Load average (1 / 5 / 15 min) before and after. */
+  load: { before: number[]; after: number[] };
   steps: { step: string; cpuMs: number }[];
   pool: { workers: number; docsPerSecond: number; cpuMsPerDoc: number; eventLoopMsPerDoc: number }[];
 }
 
 export async function signingStageBenchmark(): Promise<SigningStageReport> {
+  const loadBefore = loadavg();
   const { keys, material } = benchKeys();
   const docs = benchDocuments(DOCS);
   // Warm-up: XSD compilation, JIT.
@@ -176,7 +180,7 @@ export async function signingStageBenchmark(): Promise<SigningStageReport> {
     await signer.close();
     pool.push({ workers, docsPerSecond: bestRate, cpuMsPerDoc: bestCpu, eventLoopMsPerDoc: bestMain });
   }
-  return { docs: docs.length, steps, pool };
+  return { docs: docs.length, load: { before: loadBefore, after: loadavg() }, steps, pool };
 }
 
 /** The BENCHMARKS.md section (`bench/run.ts`), measured on `day`. */
@@ -190,7 +194,7 @@ export function signingStageSection(r: SigningStageReport, day: string): string 
     .join('\n');
   return `## Signing stage alone
 
-Measured on ${day} (\`bench/signing.ts\`). The CPU-heavy stage of issuing, without HTTP or database: TED, DTE XML, XMLDSig and the last check before storing, over ${r.docs} distinct 10-line facturas, in CPU ms per document (user + system, best of ${ROUNDS} rounds; the machine is shared).
+Measured on ${day} (\`bench/signing.ts\`); load average (1 / 5 / 15 min) ${r.load.before.map((x) => x.toFixed(2)).join(' / ')} before, ${r.load.after.map((x) => x.toFixed(2)).join(' / ')} after. The CPU-heavy stage of issuing, without HTTP or database: TED, DTE XML, XMLDSig and the last check before storing, over ${r.docs} distinct 10-line facturas, in CPU ms per document (user + system, best of ${ROUNDS} rounds; the machine is shared).
 
 | step | CPU ms/doc |
 |---|---|

@@ -101,9 +101,15 @@ export const configSchema = z.object({
   PDF_DOWNLOAD_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(4),
   /**
    * Worker threads that stamp, sign and check each document (src/dte/signing/pool.ts); 0 signs
-   * on the event loop. Default: the cores available to the process.
+   * on the event loop. Default: one fewer than the cores available to the process (at least
+   * one), leaving a core to the event loop and PostgreSQL (BENCHMARKS.md, "Signing stage alone").
    */
-  SIGN_WORKERS: z.coerce.number().int().min(0).max(64).default(availableParallelism()),
+  SIGN_WORKERS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(64)
+    .default(Math.max(1, availableParallelism() - 1)),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   // Events, webhooks and e-mail (DESIGN §9, src/events/)
   /** Allow webhook targets on private, loopback and link-local addresses, and http in live. */
