@@ -195,6 +195,7 @@ function workerSigner(opts: SignerOptions): Signer {
     slot.worker.on('message', (reply: FromWorker) => {
       const pending = slot.busy;
       slot.busy = null;
+      slot.worker.unref();
       if (pending && pending.task.id === reply.id) {
         const result = fromWorker(reply);
         if (result instanceof Error) pending.reject(result);
@@ -220,6 +221,8 @@ function workerSigner(opts: SignerOptions): Signer {
 
   function dispatch(slot: Slot, pending: Pending): void {
     slot.busy = pending;
+    // A worker with a document keeps the process alive until it answers; an idle one does not.
+    slot.worker.ref();
     const { send, forget } = slot.keys.use(pending.make);
     for (const id of forget) slot.worker.postMessage({ type: 'forget', id } satisfies ToWorker);
     for (const key of send) slot.worker.postMessage({ type: 'key', key } satisfies ToWorker);
