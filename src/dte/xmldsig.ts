@@ -226,7 +226,8 @@ const DOCUMENTO_CLOSE = '</Documento>\n</DTE>';
 /**
  * Characters that every XML 1.0 parser, xmldom included, reads back unchanged and that C14N
  * writes as they are: tab, line feed, printable ASCII, and the rest of Unicode but the C1
- * controls, U+2028/U+2029 (xmldom reads them as line breaks), noncharacters and lone surrogates.
+ * controls, U+2028/U+2029 (xmldom reads them as line breaks), U+FDD0–U+FDEF, U+FFFE/U+FFFF and
+ * lone surrogates.
  */
 const PLAIN_TEXT = /^[\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufdcf\ufdf0-\ufffd\u{10000}-\u{10fffd}]*$/u;
 /** A start tag with at most one unprefixed attribute (no namespace declaration), or an end tag. */
