@@ -36,15 +36,15 @@ import { seedDocuments } from './seed-documents.ts';
 import { downloadsBenchmark, downloadsSection } from './downloads.ts';
 import { embeddedPostmasterPid, postgresCpuMs, processCpuMs } from './cpu.ts';
 import {
+  computeCost,
   type IssuingRow,
   issuingSection,
   issuingTargets,
   rsaPairBound,
-  type StageCosts,
-  stageCosts,
   summaryTable,
   type Target,
 } from './issuing.ts';
+import { signingStageBenchmark, signingStageSection } from './signing.ts';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 1500);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '16,64').split(',').map(Number);
@@ -558,8 +558,10 @@ async function main() {
   const sign = signingRate();
   console.log(sign);
   const bound = rsaPairBound();
-  const stages = stageCosts(ISSUER, tenLineFactura());
-  console.log({ bound, stages });
+  const computeMs = computeCost(ISSUER, tenLineFactura());
+  console.log({ bound, computeMs });
+  console.log('signing stage…');
+  const stage = ONLY_DOWNLOADS ? null : await signingStageBenchmark();
   console.log('pdf rendering…');
   const pdf = ONLY_DOWNLOADS || ONLY_ISSUING ? null : await pdfRender();
   console.log(pdf);
@@ -599,37 +601,39 @@ async function main() {
 
   console.log('downloads…');
   const downloadsLoadBefore = loadavg();
-  const downloads = ONLY_ISSUING ? null : await withServer(env, async (port) => {
-    // The 1000-line boletas are issuer A's (a second issuer); the list measured is Bench SpA's.
-    const a = await cli(
-      env,
-      'issuer',
-      'create',
-      '--rut',
-      '96790240-3',
-      '--name',
-      'Otro Emisor SpA',
-      '--giro',
-      'Comercio',
-      '--acteco',
-      '475201',
-      '--address',
-      'Calle 2',
-      '--comuna',
-      'Santiago',
-    );
-    const aKey = (await cli(env, 'key', 'create', '--rut', a.rut, '--role', 'owner')).key as string;
-    // A second instance on the same database keeping no files in memory (FILE_CACHE_MB=0): the
-    // same loops against it show, in the same run, what the memory of served files saves.
-    return withServer({ ...env, FILE_CACHE_MB: '0' }, (plainPort) =>
-      downloadsBenchmark(
-        `http://127.0.0.1:${port}`,
-        { rut: a.rut, key: aKey },
-        { rut: issuer.rut, key },
-        `http://127.0.0.1:${plainPort}`,
-      ),
-    );
-  });
+  const downloads = ONLY_ISSUING
+    ? null
+    : await withServer(env, async (port) => {
+        // The 1000-line boletas are issuer A's (a second issuer); the list measured is Bench SpA's.
+        const a = await cli(
+          env,
+          'issuer',
+          'create',
+          '--rut',
+          '96790240-3',
+          '--name',
+          'Otro Emisor SpA',
+          '--giro',
+          'Comercio',
+          '--acteco',
+          '475201',
+          '--address',
+          'Calle 2',
+          '--comuna',
+          'Santiago',
+        );
+        const aKey = (await cli(env, 'key', 'create', '--rut', a.rut, '--role', 'owner')).key as string;
+        // A second instance on the same database keeping no files in memory (FILE_CACHE_MB=0): the
+        // same loops against it show, in the same run, what the memory of served files saves.
+        return withServer({ ...env, FILE_CACHE_MB: '0' }, (plainPort) =>
+          downloadsBenchmark(
+            `http://127.0.0.1:${port}`,
+            { rut: a.rut, key: aKey },
+            { rut: issuer.rut, key },
+            `http://127.0.0.1:${plainPort}`,
+          ),
+        );
+      });
   console.log(downloads);
   const downloadsLoad = `${fmtLoad(downloadsLoadBefore)} before, ${fmtLoad(loadavg())} after`;
 
@@ -724,6 +728,7 @@ async function main() {
 
 Measured on ${day}. One 2048-bit XMLDSig of a 10-line factura (C14N + SHA-1 + RSA) plus one TED signature with the 512-bit CAF key: **${sign.perSecond.toFixed(0)} docs/s** (${sign.msPerDoc.toFixed(2)} ms per document).
 `,
+    stage: stage ? signingStageSection(stage, day) : null,
     list: list ? listSection(list, day) : null,
     issuing: rows.length
       ? issuingSection(
@@ -736,7 +741,8 @@ Measured on ${day}. One 2048-bit XMLDSig of a 10-line factura (C14N + SHA-1 + RS
             failureNotes,
             bound,
             signing: sign,
-            stages,
+            computeMs,
+            steps: stage?.steps ?? null,
             listDocuments: list?.documents ?? null,
           },
           ISSUING_HISTORY,
@@ -808,11 +814,12 @@ ${body.join('\n')}`;
   console.log(`\n${summary}`);
 }
 
-type SectionKey = 'summary' | 'signing' | 'list' | 'issuing' | 'webhooks' | 'pdf' | 'downloads';
-const SECTION_KEYS: SectionKey[] = ['summary', 'signing', 'list', 'issuing', 'webhooks', 'pdf', 'downloads'];
+type SectionKey = 'summary' | 'signing' | 'stage' | 'list' | 'issuing' | 'webhooks' | 'pdf' | 'downloads';
+const SECTION_KEYS: SectionKey[] = ['summary', 'signing', 'stage', 'list', 'issuing', 'webhooks', 'pdf', 'downloads'];
 const SECTION_TITLES: Record<SectionKey, string> = {
   summary: 'Summary of the last run',
   signing: 'Pure signing rate',
+  stage: 'Signing stage alone',
   list: 'Listing',
   issuing: 'Issuing over HTTP',
   webhooks: 'Issuing with a webhook endpoint',

@@ -8,7 +8,7 @@
  *   reserve  one autocommit statement: the CAF row's `next_folio` is bumped under its row lock
  *            (held for microseconds) and a `folio_reservations` row with a lease is written;
  *   build    the document is stamped and signed with that folio, no transaction open;
- *   confirm  the document insert deletes the reservation in the same transaction.
+ *   confirm  the statement that writes the document deletes the reservation (document-insert.ts).
  *
  * Nothing is lost or given twice: a request that fails after reserving releases its folio at
  * once, and one whose process died leaves a reservation whose lease expires; the next
@@ -159,16 +159,6 @@ export async function reserveFolio(ctx: AppContext, input: ReservationInput): Pr
     if ((left[0]?.n ?? 0) === 0) break;
   }
   throw foliosExhausted(input.type, input.environment);
-}
-
-/**
- * Confirms a reservation inside the transaction that stores its document. False when the
- * lease was lost to another request (the caller must roll back and start over).
- */
-export async function confirmReservation(tx: Prisma.TransactionClient, r: FolioReservation): Promise<boolean> {
-  const deleted = await tx.$executeRaw`
-    DELETE FROM folio_reservations WHERE id = ${r.id}::uuid AND token = ${r.token}::uuid`;
-  return deleted === 1;
 }
 
 /** Gives a reserved folio back at once (the request failed before storing its document). */

@@ -13,17 +13,11 @@
  * be reused after its lease (FOLIO_LEASE_MS). A document is stored only together with its
  * signed XML, and a folio is consumed only when that transaction commits.
  */
-import { createPublicKey } from 'node:crypto';
 import type { AppContext } from '../context.ts';
-import { buildDteXml } from '../dte/dte-xml.ts';
 import type { IssueRequest } from '../dte/issue-request.ts';
 import type { DteDocument, IssuerInfo } from '../dte/model.ts';
 import type { SigningCertificate } from '../dte/certificate.ts';
-import { buildTed } from '../dte/ted.ts';
 import { computeDocument } from '../dte/totals.ts';
-import { encodeLatin1, signDte, withXmlDeclaration } from '../dte/xmldsig.ts';
-import { verifyStoredDte } from '../dte/verify-stored.ts';
-import { cafPublicKey } from '../dte/caf.ts';
 import { AppError } from '../errors.ts';
 import type { Document, Environment, Issuer } from '../generated/prisma/client.ts';
 import { santiagoDate, santiagoTimestamp } from '../dte/chile-time.ts';
@@ -34,13 +28,7 @@ import { voidReferencedDocuments } from './document-state.ts';
 import { fileUrls, totalsView } from './document-view.ts';
 import { environmentOf } from './environment.ts';
 import { checkReferences, receiverFromTarget } from './references.ts';
-import {
-  confirmReservation,
-  ensureSandboxCaf,
-  type FolioReservation,
-  releaseReservation,
-  reserveFolio,
-} from './folios.ts';
+import { ensureSandboxCaf, type FolioReservation, releaseReservation, reserveFolio } from './folios.ts';
 import { cafMaterialById, signingCertificate } from './key-material.ts';
 import { buildSubmissionEnvelope, submitNow } from './submissions.ts';
 
@@ -205,7 +193,10 @@ async function persistDocument(
 /** This request kept its reserved folio longer than its lease and another request took it. */
 class LeaseLost extends Error {}
 
-/** TED, XML, XMLDSig and XSD check of one document: the CPU-heavy stage, no transaction open. */
+/**
+ * TED, XML, XMLDSig and the last check of one document: the CPU-heavy stage, no transaction
+ * open, run by `ctx.signer` in a worker thread (SIGN_WORKERS) so the event loop stays free.
+ */
 async function buildSigned(
   ctx: AppContext,
   input: { doc: DteDocument; cafId: string; cert: SigningCertificate; env: Environment; timestamp: string },
@@ -220,17 +211,13 @@ async function buildSigned(
       { details: [{ path: 'date', message: `must not be before ${material.caf.fa}` }] },
     );
   }
-  const ted = buildTed({ doc, caf: material.caf, cafPrivateKey: material.privateKey, timestamp });
-  const { xml, documentId } = buildDteXml(doc, { ted, timestamp });
-  const signed = signDte(xml, documentId, input.cert);
-  const bytes = encodeLatin1(withXmlDeclaration(signed));
-  // The bytes about to be stored, re-read by another XML parser (libxml2): XSD, XMLDSig and TED
-  // must verify, or nothing is stored and the folio goes back (DESIGN §7).
-  const check = verifyStoredDte(bytes, {
-    certificateKey: createPublicKey(input.cert.privateKey),
-    cafKey: cafPublicKey(material.caf),
-  });
-  if (!check.valid) {
+  // The bytes about to be stored were re-read by another XML parser (libxml2): XSD, XMLDSig and
+  // TED must verify, or nothing is stored and the folio goes back (DESIGN §7).
+  const check = await ctx.signer.sign(
+    { doc, timestamp },
+    { cert: input.cert, caf: material.caf, cafPrivateKey: material.privateKey },
+  );
+  if (!check.ok) {
     ctx.log.error(
       { type: doc.type, folio: doc.folio, errors: check.errors.slice(0, 5) },
       'generated DTE does not verify',
@@ -240,7 +227,7 @@ async function buildSigned(
       : 'DOCUMENT_SCHEMA_INVALID';
     throw new AppError(code, undefined, { cause: check.errors.join('; ') });
   }
-  return { ted, bytes };
+  return { ted: check.ted, bytes: check.bytes };
 }
 
 /** The SII resolution goes in every envelope's Carátula (FchResol / NroResol, docs/sii-reference.md §6). */
