@@ -85,9 +85,17 @@ const SECONDARY_INDEXES = [
   'documents_issuer_id_search_text_idx',
 ];
 
+/** An insert-only delta table (no index) for the counter variants. */
+const DELTA_TABLE = `CREATE TABLE wp_deltas (issuer_id uuid NOT NULL, date date NOT NULL, type int NOT NULL,
+  estado_sii text NOT NULL, search_text text NOT NULL, delta int NOT NULL);`;
+
 const VARIANTS: Variant[] = [
   { label: 'before: every index and trigger', base: 'before' },
-  ...SECONDARY_INDEXES.map((ix) => ({ label: `before without ${ix}`, base: 'before' as const, sql: `DROP INDEX "${ix}"` })),
+  ...SECONDARY_INDEXES.map((ix) => ({
+    label: `before without ${ix}`,
+    base: 'before' as const,
+    sql: `DROP INDEX "${ix}"`,
+  })),
   {
     label: 'before without the insert trigger (no counters)',
     base: 'before',
@@ -107,6 +115,24 @@ const VARIANTS: Variant[] = [
     label: 'before, trigger without receiver_search_texts',
     base: 'before',
     sql: insertTriggerWith(['document_counts', 'receiver_counts']),
+  },
+  {
+    label: 'before, counters as deltas (row trigger, one insert)',
+    base: 'before',
+    sql: `${DELTA_TABLE}
+      DROP TRIGGER "documents_count_insert" ON "documents";
+      CREATE FUNCTION wp_delta() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+        INSERT INTO wp_deltas VALUES (NEW.issuer_id, NEW.date, NEW.type, NEW.estado_sii, NEW.search_text, 1);
+        RETURN NULL; END $$;
+      CREATE TRIGGER wp_delta AFTER INSERT ON documents FOR EACH ROW EXECUTE FUNCTION wp_delta();`,
+  },
+  {
+    label: 'before, counters as deltas (statement trigger, one insert)',
+    base: 'before',
+    sql: `${DELTA_TABLE}
+      CREATE OR REPLACE FUNCTION "documents_count_insert"() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+        INSERT INTO wp_deltas SELECT issuer_id, date, type, estado_sii, search_text, 1 FROM new_documents;
+        RETURN NULL; END $$;`,
   },
   {
     label: 'before without the two foreign keys',
@@ -167,7 +193,8 @@ async function migrate(url: string, last?: string): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'timbre-migrations-'));
   try {
     for (const name of readdirSync(MIGRATIONS_DIR)) {
-      if (name <= last || name === 'migration_lock.toml') cpSync(join(MIGRATIONS_DIR, name), join(dir, name), { recursive: true });
+      if (name <= last || name === 'migration_lock.toml')
+        cpSync(join(MIGRATIONS_DIR, name), join(dir, name), { recursive: true });
     }
     await applyMigrations(url, dir);
   } finally {
@@ -435,7 +462,10 @@ async function main() {
     const rows = variants.map((v) => {
       const ms = results.get(v.label)!;
       const backend = median(ms.map((m) => m.backendMs));
-      const delta = v.label === VARIANTS[0]!.label ? '—' : `${(backend - reference >= 0 ? '+' : '')}${(backend - reference).toFixed(3)}`;
+      const delta =
+        v.label === VARIANTS[0]!.label
+          ? '—'
+          : `${backend - reference >= 0 ? '+' : ''}${(backend - reference).toFixed(3)}`;
       return `| ${v.label} | ${backend.toFixed(3)} | ${delta} | ${median(ms.map((m) => m.othersMs)).toFixed(3)} | ${median(ms.map((m) => m.wallMs)).toFixed(2)} | ${ms.map((m) => m.backendMs.toFixed(2)).join(' / ')} |`;
     });
     const fmt = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
