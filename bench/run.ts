@@ -8,7 +8,7 @@
  * BENCH_LIST_REQUESTS (timed requests per list case, default 300), BENCH_KEEP_DB (keep the
  * embedded run's database instead of dropping it, e.g. to EXPLAIN its queries), BENCH_ONLY
  * ("downloads": only the PDF downloads section, bench/downloads.ts; the other sections of the
- * previous BENCHMARKS.md are kept), BENCH_WEBHOOKS
+ * previous BENCHMARKS.md are kept; "list": only the list section), BENCH_WEBHOOKS
  * (1: measure what one configured webhook endpoint costs issuing; default off; BENCH_WEBHOOK_PAIRS
  * pairs of rounds, default 4).
  */
@@ -44,6 +44,8 @@ const INSTANCES = (process.env.BENCH_INSTANCES ?? '1,2')
 const LIST_DOCS = Number(process.env.BENCH_LIST_DOCS ?? 1_000_000);
 const LIST_REQUESTS = Number(process.env.BENCH_LIST_REQUESTS ?? 300);
 const ONLY_DOWNLOADS = process.env.BENCH_ONLY === 'downloads';
+/** BENCH_ONLY=list: only the list section (the other sections of BENCHMARKS.md are kept). */
+const ONLY_LIST = process.env.BENCH_ONLY === 'list';
 const WEBHOOKS = ['1', 'true', 'yes'].includes(process.env.BENCH_WEBHOOKS ?? '');
 /** Folios a sandbox range request may ask for at once (POST folios_sii). */
 const FOLIO_REQUEST_MAX = 10_000;
@@ -529,7 +531,7 @@ async function main() {
   const sign = signingRate();
   console.log(sign);
   console.log('pdf rendering…');
-  const pdf = ONLY_DOWNLOADS ? null : await pdfRender();
+  const pdf = ONLY_DOWNLOADS || ONLY_LIST ? null : await pdfRender();
   console.log(pdf);
 
   const dataDir = resolve('.data-bench');
@@ -563,32 +565,34 @@ async function main() {
   // The list part runs first, so the issuing runs below write into a table that already holds
   // the seeded million rows and their indexes, as a busy installation's does.
   const list = LIST_DOCS > 0 && !ONLY_DOWNLOADS ? await listBenchmark(env) : null;
-  const webhooks = WEBHOOKS && !ONLY_DOWNLOADS ? await webhookBenchmark(env, key, issuer.rut) : null;
+  const webhooks = WEBHOOKS && !ONLY_DOWNLOADS && !ONLY_LIST ? await webhookBenchmark(env, key, issuer.rut) : null;
 
   console.log('downloads…');
   const downloadsLoadBefore = loadavg();
-  const downloads = await withServer(env, async (port) => {
-    // The 1000-line boletas are issuer A's (a second issuer); the list measured is Bench SpA's.
-    const a = await cli(
-      env,
-      'issuer',
-      'create',
-      '--rut',
-      '96790240-3',
-      '--name',
-      'Otro Emisor SpA',
-      '--giro',
-      'Comercio',
-      '--acteco',
-      '475201',
-      '--address',
-      'Calle 2',
-      '--comuna',
-      'Santiago',
-    );
-    const aKey = (await cli(env, 'key', 'create', '--rut', a.rut, '--role', 'owner')).key as string;
-    return downloadsBenchmark(`http://127.0.0.1:${port}`, { rut: a.rut, key: aKey }, { rut: issuer.rut, key });
-  });
+  const downloads = ONLY_LIST
+    ? null
+    : await withServer(env, async (port) => {
+        // The 1000-line boletas are issuer A's (a second issuer); the list measured is Bench SpA's.
+        const a = await cli(
+          env,
+          'issuer',
+          'create',
+          '--rut',
+          '96790240-3',
+          '--name',
+          'Otro Emisor SpA',
+          '--giro',
+          'Comercio',
+          '--acteco',
+          '475201',
+          '--address',
+          'Calle 2',
+          '--comuna',
+          'Santiago',
+        );
+        const aKey = (await cli(env, 'key', 'create', '--rut', a.rut, '--role', 'owner')).key as string;
+        return downloadsBenchmark(`http://127.0.0.1:${port}`, { rut: a.rut, key: aKey }, { rut: issuer.rut, key });
+      });
   console.log(downloads);
   const downloadsLoad = `${fmtLoad(downloadsLoadBefore)} before, ${fmtLoad(loadavg())} after`;
 
@@ -597,7 +601,7 @@ async function main() {
   const failureNotes: string[] = [];
   let foliosReady = false;
   const issuingLoadBefore = INSTANCES.length ? loadavg() : null;
-  for (const instances of ONLY_DOWNLOADS ? [] : INSTANCES) {
+  for (const instances of ONLY_DOWNLOADS || ONLY_LIST ? [] : INSTANCES) {
     const servers = await Promise.all(Array.from({ length: instances }, () => startServer(env)));
     try {
       if (!foliosReady) {
@@ -651,10 +655,11 @@ async function main() {
   const day = started.toISOString().slice(0, 10);
   const issuingLoad = issuingLoadBefore ? `${fmtLoad(issuingLoadBefore)} before, ${fmtLoad(loadavg())} after` : '';
   const fresh: Record<SectionKey, string | null> = {
-    downloads: downloadsSection(downloads, day, downloadsLoad),
-    signing: ONLY_DOWNLOADS
-      ? null
-      : `## Pure signing rate (one core)
+    downloads: downloads ? downloadsSection(downloads, day, downloadsLoad) : null,
+    signing:
+      ONLY_DOWNLOADS || ONLY_LIST
+        ? null
+        : `## Pure signing rate (one core)
 
 Measured on ${day}. One 2048-bit XMLDSig of a 10-line factura (C14N + SHA-1 + RSA) plus one TED signature with the 512-bit CAF key: **${sign.perSecond.toFixed(0)} docs/s** (${sign.msPerDoc.toFixed(2)} ms per document).
 `,
