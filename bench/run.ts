@@ -679,6 +679,7 @@ Peak RSS target ≤ 300 MB per instance: **${worstRss <= 300 * 2 ** 20 ? 'met' :
 `
       : null,
     webhooks: webhooks ? webhookSection(webhooks, day) : null,
+    writePath: null,
     pdf: pdf
       ? `## PDF rendering alone (10-line factura, PDF417 included)
 
@@ -703,9 +704,11 @@ ${body.join('\n')}`;
   console.log(md);
 }
 
-type SectionKey = 'signing' | 'list' | 'issuing' | 'webhooks' | 'pdf' | 'downloads';
-const SECTION_KEYS: SectionKey[] = ['signing', 'list', 'issuing', 'webhooks', 'pdf', 'downloads'];
+type SectionKey = 'signing' | 'list' | 'writePath' | 'issuing' | 'webhooks' | 'pdf' | 'downloads';
+const SECTION_KEYS: SectionKey[] = ['signing', 'list', 'writePath', 'issuing', 'webhooks', 'pdf', 'downloads'];
 const SECTION_TITLES: Record<SectionKey, string> = {
+  // Written by bench/write-path.ts (npm run bench:write-path); kept as it is here.
+  writePath: 'Write path: what each index and trigger costs',
   signing: 'Pure signing rate',
   list: 'Listing',
   issuing: 'Issuing over HTTP',
