@@ -12,13 +12,14 @@
  * (user + system) is read from /proc/<pid>/stat before and after, so the figure is PostgreSQL's
  * own work for the inserts: parsing the values, the heap and TOAST writes, every index, every
  * trigger, WAL and commit (the other PostgreSQL processes — WAL writer, checkpointer,
- * autovacuum — are reported apart). Variants run round-robin, ROUNDS times, and the report
- * takes medians, because the machine is shared.
+ * autovacuum — are reported apart). Each variant is measured ROUNDS times, each time paired with
+ * a measurement of the reference schema in random order, and reported as the median of the
+ * paired differences, because the machine is shared and drifts.
  *
  * Variants: the schema as it was before this work ("before": the migrations up to BEFORE), the
  * same without each index or trigger in turn, and the schema of every migration ("after").
  * Options (env): WRITE_PATH_INSERTS (default 2000), WRITE_PATH_ROUNDS (3), WRITE_PATH_PREFILL
- * (20000), WRITE_PATH_ONLY (comma list of variant labels, to re-run a few), WRITE_PATH_REPORT
+ * (10000), WRITE_PATH_ONLY (comma list of variant labels, to re-run a few), WRITE_PATH_REPORT
  * (1: rewrite the "Write path" section of BENCHMARKS.md).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -40,7 +41,7 @@ import { searchable } from '../src/issuing/document-view.ts';
 
 const INSERTS = Number(process.env.WRITE_PATH_INSERTS ?? 2000);
 const ROUNDS = Number(process.env.WRITE_PATH_ROUNDS ?? 3);
-const PREFILL = Number(process.env.WRITE_PATH_PREFILL ?? 20_000);
+const PREFILL = Number(process.env.WRITE_PATH_PREFILL ?? 10_000);
 const RECEIVERS = 2000;
 const ONLY = process.env.WRITE_PATH_ONLY?.split(',').map((s) => s.trim());
 /** The last migration of the schema measured as "before". */
@@ -349,6 +350,7 @@ async function measure(url: string, templates: Template[], round: number): Promi
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
+    await c.query('SET synchronous_commit = off');
     const pid = (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
     const postmaster = procParent(pid);
     const known = receiverList(RECEIVERS, 0);
@@ -408,6 +410,18 @@ async function measure(url: string, templates: Template[], round: number): Promi
   }
 }
 
+/** Deterministic PRNG (mulberry32): the same shuffles every run. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor((s.length - 1) / 2)]!;
@@ -437,52 +451,66 @@ async function main() {
       templates[base] = await issueTemplates(url, dataDir);
       await prefill(url);
     }
-    const variants = VARIANTS.filter((v) => !ONLY || ONLY.includes(v.label));
-    const results = new Map<string, Measure[]>();
+    const reference = VARIANTS[0]!;
+    const variants = VARIANTS.slice(1).filter((v) => !ONLY || ONLY.includes(v.label));
+    const run = async (v: Variant, round: number): Promise<Measure> => {
+      const name = `wp_${stamp}_m`;
+      await admin.query(`CREATE DATABASE "${name}" TEMPLATE "wp_${stamp}_${v.base}" STRATEGY FILE_COPY`);
+      try {
+        const url = urlOf(name);
+        if (v.sql) {
+          const c = new pg.Client({ connectionString: url });
+          c.on('error', () => {});
+          await c.connect();
+          try {
+            await c.query(v.sql);
+          } finally {
+            await c.end();
+          }
+        }
+        const m = await measure(url, templates[v.base], round);
+        console.log(
+          `round ${round + 1} ${v.label}: backend ${m.backendMs.toFixed(3)} ms, others ${m.othersMs.toFixed(3)} ms, wall ${m.wallMs.toFixed(3)} ms`,
+        );
+        return m;
+      } finally {
+        await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      }
+    };
+    // Paired: each measurement of a variant next to one of the reference, in random order, so
+    // the machine's drift (other people's test suites) falls on both; the figure per variant is
+    // the median of its paired differences.
+    const rnd = prng(20261123);
+    const results = new Map<string, Array<{ m: Measure; ref: Measure }>>();
+    const refs: Measure[] = [];
     const loadBefore = loadavg();
     for (let round = 0; round < ROUNDS; round++) {
-      for (const v of variants) {
-        const name = `wp_${stamp}_m`;
-        await admin.query(`CREATE DATABASE "${name}" TEMPLATE "wp_${stamp}_${v.base}" STRATEGY FILE_COPY`);
-        try {
-          const url = urlOf(name);
-          if (v.sql) {
-            const c = new pg.Client({ connectionString: url });
-            c.on('error', () => {});
-            await c.connect();
-            try {
-              await c.query(v.sql);
-            } finally {
-              await c.end();
-            }
-          }
-          const m = await measure(url, templates[v.base], round);
-          results.set(v.label, [...(results.get(v.label) ?? []), m]);
-          console.log(
-            `round ${round + 1} ${v.label}: backend ${m.backendMs.toFixed(3)} ms, others ${m.othersMs.toFixed(3)} ms, wall ${m.wallMs.toFixed(3)} ms`,
-          );
-        } finally {
-          await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-        }
+      const order = [...variants].sort(() => rnd() - 0.5);
+      for (const v of order) {
+        const first = rnd() < 0.5;
+        const a = await run(first ? reference : v, round);
+        const b = await run(first ? v : reference, round);
+        const [ref, m] = first ? [a, b] : [b, a];
+        refs.push(ref);
+        results.set(v.label, [...(results.get(v.label) ?? []), { m, ref }]);
       }
     }
     const loadAfter = loadavg();
-    const reference = median((results.get(VARIANTS[0]!.label) ?? []).map((m) => m.backendMs));
-    const rows = variants.map((v) => {
-      const ms = results.get(v.label)!;
-      const backend = median(ms.map((m) => m.backendMs));
-      const delta =
-        v.label === VARIANTS[0]!.label
-          ? '—'
-          : `${backend - reference >= 0 ? '+' : ''}${(backend - reference).toFixed(3)}`;
-      return `| ${v.label} | ${backend.toFixed(3)} | ${delta} | ${median(ms.map((m) => m.othersMs)).toFixed(3)} | ${median(ms.map((m) => m.wallMs)).toFixed(2)} | ${ms.map((m) => m.backendMs.toFixed(2)).join(' / ')} |`;
-    });
+    const fmtDelta = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(3)}`;
+    const rows = [
+      `| ${reference.label} | ${median(refs.map((m) => m.backendMs)).toFixed(3)} | — | ${median(refs.map((m) => m.othersMs)).toFixed(3)} | ${median(refs.map((m) => m.wallMs)).toFixed(2)} | ${refs.length} runs |`,
+      ...variants.map((v) => {
+        const pairs = results.get(v.label)!;
+        const deltas = pairs.map((p) => p.m.backendMs - p.ref.backendMs);
+        return `| ${v.label} | ${median(pairs.map((p) => p.m.backendMs)).toFixed(3)} | **${fmtDelta(median(deltas))}** | ${median(pairs.map((p) => p.m.othersMs)).toFixed(3)} | ${median(pairs.map((p) => p.m.wallMs)).toFixed(2)} | ${deltas.map(fmtDelta).join(' / ')} |`;
+      }),
+    ];
     const fmt = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
     const section = `## Write path: what each index and trigger costs
 
-Measured on ${started.toISOString().slice(0, 10)} with \`npm run bench:write-path\` (bench/write-path.ts); load average (1 / 5 / 15 min) ${fmt(loadBefore)} before, ${fmt(loadAfter)} after. ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, embedded PostgreSQL 18 (default settings, fsync on). Each figure: ${INSERTS} documents inserted one per transaction through plain SQL (one prepared INSERT, every column a parameter, as issuing sends them) into a fresh database already holding ${PREFILL.toLocaleString('en')} documents over ${RECEIVERS.toLocaleString('en')} receivers; the rows are copies of a 10-line factura and a boleta really issued through the service in the same run (signed XML, TED, request, model), dated today, 1 in 10 to a receiver the issuer never had. **CPU per insert** is the PostgreSQL backend's user + system time from \`/proc/<pid>/stat\`, divided by the inserts: everything PostgreSQL does for them, parse, heap and TOAST, indexes, triggers, WAL, commit. The other PostgreSQL processes (WAL writer, checkpointer, autovacuum) are in their own column. Median of ${ROUNDS} rounds, variants interleaved round by round (each round's figure in the last column).
+Measured on ${started.toISOString().slice(0, 10)} with \`npm run bench:write-path\` (bench/write-path.ts); load average (1 / 5 / 15 min) ${fmt(loadBefore)} before, ${fmt(loadAfter)} after. ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, embedded PostgreSQL 18 (default settings). Each figure: ${INSERTS} documents inserted one per transaction through plain SQL (one prepared INSERT, every column a parameter, as issuing sends them) into a fresh database already holding ${PREFILL.toLocaleString('en')} documents over ${RECEIVERS.toLocaleString('en')} receivers; the rows are copies of a 10-line factura and a boleta really issued through the service in the same run (signed XML, TED, request, model), dated today, 1 in 10 to a receiver the issuer never had. **CPU per insert** is the PostgreSQL backend's user + system time from \`/proc/<pid>/stat\`, divided by the inserts: everything PostgreSQL does for them, parse, heap and TOAST, indexes, triggers, WAL, commit. The other PostgreSQL processes (WAL writer, checkpointer, autovacuum) are in their own column. Each variant was measured ${ROUNDS} times, each time next to a measurement of the "before" schema (in random order, variants shuffled per round): "vs before" is the median of those paired differences (each pair's in the last column), which cancels most of the shared machine's drift; the absolute figures are medians too. Sessions commit with \`synchronous_commit = off\`, so a run is not paced by the disk's fsync (the WAL writer then flushes: its CPU is in "other PG processes").
 
-| variant | CPU per insert ms | vs before | other PG processes ms | wall per insert ms | rounds |
+| variant | CPU per insert ms | vs before (paired) ms | other PG processes ms | wall per insert ms | paired differences |
 |---|---|---|---|---|---|
 ${rows.join('\n')}
 `;
