@@ -19,7 +19,7 @@
  * Variants: the schema as it was before this work ("before": the migrations up to BEFORE), the
  * same without each index or trigger in turn, and the schema of every migration ("after").
  * Options (env): WRITE_PATH_INSERTS (default 2000), WRITE_PATH_ROUNDS (3), WRITE_PATH_PREFILL
- * (10000), WRITE_PATH_ONLY (comma list of variant labels, to re-run a few), WRITE_PATH_REPORT
+ * (10000), WRITE_PATH_ONLY (variant labels separated by |, to re-run a few), WRITE_PATH_REPORT
  * (1: rewrite the "Write path" section of BENCHMARKS.md).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -43,7 +43,7 @@ const INSERTS = Number(process.env.WRITE_PATH_INSERTS ?? 2000);
 const ROUNDS = Number(process.env.WRITE_PATH_ROUNDS ?? 3);
 const PREFILL = Number(process.env.WRITE_PATH_PREFILL ?? 10_000);
 const RECEIVERS = 2000;
-const ONLY = process.env.WRITE_PATH_ONLY?.split(',').map((s) => s.trim());
+const ONLY = process.env.WRITE_PATH_ONLY?.split('|').map((s) => s.trim());
 /** The last migration of the schema measured as "before". */
 const BEFORE = '20261123135429_events_webhooks_email';
 const CLOCK_TICK_MS = 10; // USER_HZ = 100 on Linux
@@ -439,6 +439,12 @@ async function main() {
     u.pathname = `/${name}`;
     return u.toString();
   };
+  // Databases an interrupted earlier run left behind (they hold the prefilled documents).
+  const { rows: stale } = await admin.query<{ datname: string }>(
+    `SELECT datname FROM pg_database WHERE datname LIKE 'wp\\_%' AND datname NOT LIKE $1`,
+    [`wp_${stamp}_%`],
+  );
+  for (const { datname } of stale) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
   const created: string[] = [`wp_${stamp}_before`];
   try {
     await admin.query(`CREATE DATABASE "wp_${stamp}_after"`);
