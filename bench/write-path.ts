@@ -343,6 +343,8 @@ interface Measure {
   backendMs: number;
   othersMs: number;
   wallMs: number;
+  /** CPU per document of folding the run's counter deltas afterwards (null: no deltas table). */
+  foldMs: number | null;
 }
 
 /** INSERTS single-document transactions into a fresh clone; CPU per insert. */
@@ -400,10 +402,19 @@ async function measure(url: string, templates: Template[], round: number): Promi
     const t0 = performance.now();
     for (let i = 0; i < INSERTS; i++) await insert(i);
     const wallMs = performance.now() - t0;
+    const b1 = procCpuMs(pid);
+    const o1 = otherPostgresCpuMs(postmaster, pid);
+    // With counter deltas, the work left for later: folding this run's deltas, per document.
+    let foldMs: number | null = null;
+    if ((await c.query(`SELECT to_regproc('fold_document_counts') IS NOT NULL AS yes`)).rows[0].yes) {
+      await c.query('SELECT fold_document_counts()');
+      foldMs = (procCpuMs(pid) - b1) / INSERTS;
+    }
     return {
-      backendMs: (procCpuMs(pid) - b0) / INSERTS,
-      othersMs: (otherPostgresCpuMs(postmaster, pid) - o0) / INSERTS,
+      backendMs: (b1 - b0) / INSERTS,
+      othersMs: (o1 - o0) / INSERTS,
       wallMs: wallMs / INSERTS,
+      foldMs,
     };
   } finally {
     await c.end();
@@ -476,7 +487,7 @@ async function main() {
         }
         const m = await measure(url, templates[v.base], round);
         console.log(
-          `round ${round + 1} ${v.label}: backend ${m.backendMs.toFixed(3)} ms, others ${m.othersMs.toFixed(3)} ms, wall ${m.wallMs.toFixed(3)} ms`,
+          `round ${round + 1} ${v.label}: backend ${m.backendMs.toFixed(3)} ms, others ${m.othersMs.toFixed(3)} ms, wall ${m.wallMs.toFixed(3)} ms${m.foldMs === null ? '' : `, fold ${m.foldMs.toFixed(3)} ms`}`,
         );
         return m;
       } finally {
@@ -511,6 +522,12 @@ async function main() {
         return `| ${v.label} | ${median(pairs.map((p) => p.m.backendMs)).toFixed(3)} | **${fmtDelta(median(deltas))}** | ${median(pairs.map((p) => p.m.othersMs)).toFixed(3)} | ${median(pairs.map((p) => p.m.wallMs)).toFixed(2)} | ${deltas.map(fmtDelta).join(' / ')} |`;
       }),
     ];
+    const folds = [...results.values()]
+      .flatMap((ps) => ps.map((p) => p.m.foldMs))
+      .filter((x): x is number => x !== null);
+    const foldNote = folds.length
+      ? `\nFolding the counter deltas afterwards (\`fold_document_counts()\`, one statement for a run's ${INSERTS} deltas, on the "after" schema): **${median(folds).toFixed(3)} ms** of PostgreSQL CPU per document (median of ${folds.length}), paid once per batch by the jobs' sweep or a list request, off the issuing path.\n`
+      : '';
     const fmt = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
     const section = `## Write path: what each index and trigger costs
 
@@ -519,7 +536,7 @@ Measured on ${started.toISOString().slice(0, 10)} with \`npm run bench:write-pat
 | variant | CPU per insert ms | vs before (paired) ms | other PG processes ms | wall per insert ms | paired differences |
 |---|---|---|---|---|---|
 ${rows.join('\n')}
-`;
+${foldNote}`;
     console.log(section);
     if (process.env.WRITE_PATH_REPORT === '1') writeSection(section);
   } finally {
