@@ -343,6 +343,8 @@ interface Measure {
   backendMs: number;
   othersMs: number;
   wallMs: number;
+  /** WAL written per insert (the whole cluster's, but nothing else writes during a run). */
+  walBytes: number;
   /** CPU per document of folding the run's counter deltas afterwards (null: no deltas table). */
   foldMs: number | null;
 }
@@ -397,6 +399,9 @@ async function measure(url: string, templates: Template[], round: number): Promi
       });
     };
     for (let i = 0; i < 50; i++) await insert(INSERTS + i); // warm-up: plan, caches
+    const lsn = async () =>
+      (await c.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0]!.lsn;
+    const w0 = await lsn();
     const b0 = procCpuMs(pid);
     const o0 = otherPostgresCpuMs(postmaster, pid);
     const t0 = performance.now();
@@ -404,6 +409,10 @@ async function measure(url: string, templates: Template[], round: number): Promi
     const wallMs = performance.now() - t0;
     const b1 = procCpuMs(pid);
     const o1 = otherPostgresCpuMs(postmaster, pid);
+    const w1 = await lsn();
+    const walBytes = Number(
+      (await c.query<{ n: string }>('SELECT pg_wal_lsn_diff($1, $2)::bigint AS n', [w1, w0])).rows[0]!.n,
+    );
     // With counter deltas, the work left for later: folding this run's deltas, per document.
     let foldMs: number | null = null;
     if ((await c.query(`SELECT to_regproc('fold_document_counts') IS NOT NULL AS yes`)).rows[0].yes) {
@@ -414,6 +423,7 @@ async function measure(url: string, templates: Template[], round: number): Promi
       backendMs: (b1 - b0) / INSERTS,
       othersMs: (o1 - o0) / INSERTS,
       wallMs: wallMs / INSERTS,
+      walBytes: walBytes / INSERTS,
       foldMs,
     };
   } finally {
@@ -515,11 +525,13 @@ async function main() {
     const loadAfter = loadavg();
     const fmtDelta = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(3)}`;
     const rows = [
-      `| ${reference.label} | ${median(refs.map((m) => m.backendMs)).toFixed(3)} | — | ${median(refs.map((m) => m.othersMs)).toFixed(3)} | ${median(refs.map((m) => m.wallMs)).toFixed(2)} | ${refs.length} runs |`,
+      `| ${reference.label} | ${median(refs.map((m) => m.backendMs)).toFixed(3)} | — | ${median(refs.map((m) => m.walBytes)).toFixed(0)} | — | ${median(refs.map((m) => m.othersMs)).toFixed(3)} | ${median(refs.map((m) => m.wallMs)).toFixed(2)} | ${refs.length} runs |`,
       ...variants.map((v) => {
         const pairs = results.get(v.label)!;
         const deltas = pairs.map((p) => p.m.backendMs - p.ref.backendMs);
-        return `| ${v.label} | ${median(pairs.map((p) => p.m.backendMs)).toFixed(3)} | **${fmtDelta(median(deltas))}** | ${median(pairs.map((p) => p.m.othersMs)).toFixed(3)} | ${median(pairs.map((p) => p.m.wallMs)).toFixed(2)} | ${deltas.map(fmtDelta).join(' / ')} |`;
+        const wal = median(pairs.map((p) => p.m.walBytes));
+        const walRef = median(pairs.map((p) => p.ref.walBytes));
+        return `| ${v.label} | ${median(pairs.map((p) => p.m.backendMs)).toFixed(3)} | **${fmtDelta(median(deltas))}** | ${wal.toFixed(0)} | ${wal - walRef >= 0 ? '+' : ''}${(wal - walRef).toFixed(0)} | ${median(pairs.map((p) => p.m.othersMs)).toFixed(3)} | ${median(pairs.map((p) => p.m.wallMs)).toFixed(2)} | ${deltas.map(fmtDelta).join(' / ')} |`;
       }),
     ];
     const folds = [...results.values()]
@@ -531,10 +543,10 @@ async function main() {
     const fmt = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
     const section = `## Write path: what each index and trigger costs
 
-Measured on ${started.toISOString().slice(0, 10)} with \`npm run bench:write-path\` (bench/write-path.ts); load average (1 / 5 / 15 min) ${fmt(loadBefore)} before, ${fmt(loadAfter)} after. ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, embedded PostgreSQL 18 (default settings). Each figure: ${INSERTS} documents inserted one per transaction through plain SQL (one prepared INSERT, every column a parameter, as issuing sends them) into a fresh database already holding ${PREFILL.toLocaleString('en')} documents over ${RECEIVERS.toLocaleString('en')} receivers; the rows are copies of a 10-line factura and a boleta really issued through the service in the same run (signed XML, TED, request, model), dated today, 1 in 10 to a receiver the issuer never had. **CPU per insert** is the PostgreSQL backend's user + system time from \`/proc/<pid>/stat\`, divided by the inserts: everything PostgreSQL does for them, parse, heap and TOAST, indexes, triggers, WAL, commit. The other PostgreSQL processes (WAL writer, checkpointer, autovacuum) are in their own column. Each variant was measured ${ROUNDS} times, each time next to a measurement of the "before" schema (in random order, variants shuffled per round): "vs before" is the median of those paired differences (each pair's in the last column), which cancels most of the shared machine's drift; the absolute figures are medians too. Sessions commit with \`synchronous_commit = off\`, so a run is not paced by the disk's fsync (the WAL writer then flushes: its CPU is in "other PG processes").
+Measured on ${started.toISOString().slice(0, 10)} with \`npm run bench:write-path\` (bench/write-path.ts); load average (1 / 5 / 15 min) ${fmt(loadBefore)} before, ${fmt(loadAfter)} after. ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, embedded PostgreSQL 18 (default settings). Each figure: ${INSERTS} documents inserted one per transaction through plain SQL (one prepared INSERT, every column a parameter, as issuing sends them) into a fresh database already holding ${PREFILL.toLocaleString('en')} documents over ${RECEIVERS.toLocaleString('en')} receivers; the rows are copies of a 10-line factura and a boleta really issued through the service in the same run (signed XML, TED, request, model), dated today, 1 in 10 to a receiver the issuer never had. **CPU per insert** is the PostgreSQL backend's user + system time from \`/proc/<pid>/stat\`, divided by the inserts: everything PostgreSQL does for them, parse, heap and TOAST, indexes, triggers, WAL, commit. The other PostgreSQL processes (WAL writer, checkpointer, autovacuum) are in their own column. Each variant was measured ${ROUNDS} times, each time next to a measurement of the "before" schema (in random order, variants shuffled per round): "vs before" is the median of those paired differences (each pair's in the last column), which cancels most of the shared machine's drift; the absolute figures are medians too. The WAL written per insert (\`pg_current_wal_insert_lsn()\` before and after) does not depend on the machine's load: it shows each index's and trigger's write volume even where the CPU differences drown in the noise. Sessions commit with \`synchronous_commit = off\`, so a run is not paced by the disk's fsync (the WAL writer then flushes: its CPU is in "other PG processes").
 
-| variant | CPU per insert ms | vs before (paired) ms | other PG processes ms | wall per insert ms | paired differences |
-|---|---|---|---|---|---|
+| variant | CPU per insert ms | vs before (paired) ms | WAL per insert bytes | WAL vs before | other PG processes ms | wall per insert ms | paired differences (CPU ms) |
+|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 ${foldNote}`;
     console.log(section);
