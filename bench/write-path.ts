@@ -9,7 +9,7 @@
  * one through plain SQL, each in its own transaction (autocommit, as issuing commits one document
  * per transaction), with a statement prepared once and every column sent as a parameter, like
  * the service's insert; 1 in 10 goes to a receiver the issuer never had. The backend's CPU time
- * (user + system) is read from /proc/<pid>/stat before and after, so the figure is PostgreSQL's
+ * (user + system, ns) is read from /proc/<pid>/schedstat before and after, so the figure is PostgreSQL's
  * own work for the inserts: parsing the values, the heap and TOAST writes, every index, every
  * trigger, WAL and commit (the other PostgreSQL processes — WAL writer, checkpointer,
  * autovacuum — are reported apart). Each variant is measured ROUNDS times, each time paired with
@@ -46,7 +46,6 @@ const RECEIVERS = 2000;
 const ONLY = process.env.WRITE_PATH_ONLY?.split('|').map((s) => s.trim());
 /** The last migration of the schema measured as "before". */
 const BEFORE = '20261123135429_events_webhooks_email';
-const CLOCK_TICK_MS = 10; // USER_HZ = 100 on Linux
 
 interface Variant {
   label: string;
@@ -315,11 +314,12 @@ async function prefill(url: string): Promise<void> {
   }
 }
 
+/**
+ * CPU time of a process in ms: /proc/<pid>/schedstat's first field (ns on the CPU, user and
+ * system), finer than the 10 ms ticks of /proc/<pid>/stat.
+ */
 function procCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // fields[0] is field 3 (state): utime is field 14, stime field 15.
-  return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
+  return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
 }
 
 function procParent(pid: number): number {
@@ -543,7 +543,7 @@ async function main() {
     const fmt = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
     const section = `## Write path: what each index and trigger costs
 
-Measured on ${started.toISOString().slice(0, 10)} with \`npm run bench:write-path\` (bench/write-path.ts); load average (1 / 5 / 15 min) ${fmt(loadBefore)} before, ${fmt(loadAfter)} after. ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, embedded PostgreSQL 18 (default settings). Each figure: ${INSERTS} documents inserted one per transaction through plain SQL (one prepared INSERT, every column a parameter, as issuing sends them) into a fresh database already holding ${PREFILL.toLocaleString('en')} documents over ${RECEIVERS.toLocaleString('en')} receivers; the rows are copies of a 10-line factura and a boleta really issued through the service in the same run (signed XML, TED, request, model), dated today, 1 in 10 to a receiver the issuer never had. **CPU per insert** is the PostgreSQL backend's user + system time from \`/proc/<pid>/stat\`, divided by the inserts: everything PostgreSQL does for them, parse, heap and TOAST, indexes, triggers, WAL, commit. The other PostgreSQL processes (WAL writer, checkpointer, autovacuum) are in their own column. Each variant was measured ${ROUNDS} times, each time next to a measurement of the "before" schema (in random order, variants shuffled per round): "vs before" is the median of those paired differences (each pair's in the last column), which cancels most of the shared machine's drift; the absolute figures are medians too. The WAL written per insert (\`pg_current_wal_insert_lsn()\` before and after) does not depend on the machine's load: it shows each index's and trigger's write volume even where the CPU differences drown in the noise. Sessions commit with \`synchronous_commit = off\`, so a run is not paced by the disk's fsync (the WAL writer then flushes: its CPU is in "other PG processes").
+Measured on ${started.toISOString().slice(0, 10)} with \`npm run bench:write-path\` (bench/write-path.ts); load average (1 / 5 / 15 min) ${fmt(loadBefore)} before, ${fmt(loadAfter)} after. ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, embedded PostgreSQL 18 (default settings). Each figure: ${INSERTS} documents inserted one per transaction through plain SQL (one prepared INSERT, every column a parameter, as issuing sends them) into a fresh database already holding ${PREFILL.toLocaleString('en')} documents over ${RECEIVERS.toLocaleString('en')} receivers; the rows are copies of a 10-line factura and a boleta really issued through the service in the same run (signed XML, TED, request, model), dated today, 1 in 10 to a receiver the issuer never had. **CPU per insert** is the PostgreSQL backend's time on the CPU from \`/proc/<pid>/schedstat\` (ns), divided by the inserts: everything PostgreSQL does for them, parse, heap and TOAST, indexes, triggers, WAL, commit. The other PostgreSQL processes (WAL writer, checkpointer, autovacuum) are in their own column. Each variant was measured ${ROUNDS} times, each time next to a measurement of the "before" schema (in random order, variants shuffled per round): "vs before" is the median of those paired differences (each pair's in the last column), which cancels most of the shared machine's drift; the absolute figures are medians too. The WAL written per insert (\`pg_current_wal_insert_lsn()\` before and after) does not depend on the machine's load: it shows each index's and trigger's write volume even where the CPU differences drown in the noise. Sessions commit with \`synchronous_commit = off\`, so a run is not paced by the disk's fsync (the WAL writer then flushes: its CPU is in "other PG processes").
 
 | variant | CPU per insert ms | vs before (paired) ms | WAL per insert bytes | WAL vs before | other PG processes ms | wall per insert ms | paired differences (CPU ms) |
 |---|---|---|---|---|---|---|---|
