@@ -160,6 +160,13 @@ const VARIANTS: Variant[] = [
   { label: 'after: every migration', base: 'after' },
 ];
 
+/** What the write_path migration changed, and why, from these measurements. */
+const CHANGES_NOTE = `What the migration \`20261123155917_write_path\` changed ("after"), from these figures:
+
+- **The counters' trigger was the largest single cost of an insert.** The statement-level trigger built a transition table and ran three upserts (day and month counters, receiver counter, receiver search row) for every document. It is replaced by a row trigger that appends one row to \`document_count_deltas\` (no index, no shared row to lock), and \`fold_document_counts()\` moves the deltas into the counters in batches (the jobs' sweep, every list request). Every count reads counters plus pending deltas in one statement, so \`total\` stays exact (test/issuing/count-deltas.test.ts races writers against folds). The counters lost their 8 per-connection shards (rows summed into one per key): no writer contends on them any more, and the list sums up to 8 times fewer rows.
+- **Indexes no query uses are gone**: \`documents_public_token_key\` (the token is random, and a download finds its document by issuer, type and folio before comparing it); the \`(issuer_id, receiver_rut)\` index became a partial index on credit notes (\`WHERE type = 61\`, the one query that uses it: how much of a document is already credited), and a partial index on \`voided_by_id\` (only voided documents have one; a debit note restoring what a credit note voided used to scan the table). Partial indexes cost the other documents' inserts nothing.
+- **Kept**: the four ordered list indexes and \`(issuer_id, search_text, …)\`: each is a page or count of the 1 M-document list targets (BENCHMARKS "Listing"), and each costs a small share of the insert (its WAL is its write volume); the two foreign keys and the TOAST settings (no measurable difference either way). The rest of the issuing transaction (the event row, the reservation, what the insert sends) is the persist stage's, outside this measurement.`;
+
 interface Template {
   issuerId: string;
   cafId: string;
@@ -548,7 +555,9 @@ Measured on ${started.toISOString().slice(0, 10)} with \`npm run bench:write-pat
 | variant | CPU per insert ms | vs before (paired) ms | WAL per insert bytes | WAL vs before | other PG processes ms | wall per insert ms | paired differences (CPU ms) |
 |---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
-${foldNote}`;
+${foldNote}
+${CHANGES_NOTE}
+`;
     console.log(section);
     if (process.env.WRITE_PATH_REPORT === '1') writeSection(section);
   } finally {
