@@ -21,8 +21,8 @@
  *   Without `q`, `total` sums document_counts: month rows for the whole months of the range, day
  *   rows for its partial months, so a few thousand rows at most. With `q`, the fragment is
  *   matched per receiver, not per document: `total` sums the matching rows of receiver_counts,
- *   and a page takes the documents of the receivers found in receiver_search_texts (or in a
- *   delta, for a receiver new since the last fold). `q` with a date range has no counter: its
+ *   and a page takes the documents of the receivers found in receiver_search_texts (written by
+ *   the trigger when a receiver is new, so never behind). `q` with a date range has no counter: its
  *   total counts the matching documents index-only, in time proportional to the matches.
  */
 import type { AppContext } from '../context.ts';
@@ -159,10 +159,7 @@ function documentFilters(issuerId: string, f: ListFilters, dates: boolean): Pris
  */
 function receiverMatches(issuerId: string, s: Search): Prisma.Sql {
   return Prisma.sql`search_text IN (
-    SELECT search_text FROM receiver_search_texts WHERE issuer_id = ${issuerId}::uuid AND search_text LIKE ${s.pattern}
-    UNION
-    SELECT search_text FROM document_count_deltas
-     WHERE issuer_id = ${issuerId}::uuid AND delta > 0 AND search_text LIKE ${s.pattern})`;
+    SELECT search_text FROM receiver_search_texts WHERE issuer_id = ${issuerId}::uuid AND search_text LIKE ${s.pattern})`;
 }
 
 /** Documents found only by their folio (disjoint from the receiver matches, so counts add up). */

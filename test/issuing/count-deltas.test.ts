@@ -191,10 +191,10 @@ describe('counters folded from deltas', () => {
     }
   });
 
-  it('a receiver new since the last fold is found by q, its document counted, before and after folding', async () => {
+  it('a receiver new since the last fold is found by q and its document counted, before and after folding', async () => {
     const blocker = await connect();
     try {
-      // Folds held off: the new receiver exists only as a pending delta.
+      // Folds held off: the new receiver's document is counted only by a pending delta.
       await blocker.query('SELECT pg_advisory_lock(727466101)');
       const res = await owner.post(
         `/api/${rut}/emitir`,
