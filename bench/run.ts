@@ -8,7 +8,7 @@
  * BENCH_LIST_REQUESTS (timed requests per list case, default 300), BENCH_KEEP_DB (keep the
  * embedded run's database instead of dropping it, e.g. to EXPLAIN its queries), BENCH_ONLY
  * ("downloads": only the PDF downloads section, bench/downloads.ts; the other sections of the
- * previous BENCHMARKS.md are kept), BENCH_WEBHOOKS
+ * previous BENCHMARKS.md are kept; "list": only the list section), BENCH_WEBHOOKS
  * (1: measure what one configured webhook endpoint costs issuing; default off; BENCH_WEBHOOK_PAIRS
  * pairs of rounds, default 4).
  */
@@ -58,6 +58,8 @@ const ONLY_DOWNLOADS = process.env.BENCH_ONLY === 'downloads';
 const ONLY_ISSUING = process.env.BENCH_ONLY === 'issuing';
 /** A directory: each server process writes a V8 CPU profile there (`--cpu-prof`) when it exits. */
 const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF;
+/** BENCH_ONLY=list: only the list section (the other sections of BENCHMARKS.md are kept). */
+const ONLY_LIST = process.env.BENCH_ONLY === 'list';
 const WEBHOOKS = ['1', 'true', 'yes'].includes(process.env.BENCH_WEBHOOKS ?? '');
 /** Folios a sandbox range request may ask for at once (POST folios_sii). */
 const FOLIO_REQUEST_MAX = 10_000;
@@ -561,9 +563,9 @@ async function main() {
   const computeMs = computeCost(ISSUER, tenLineFactura());
   console.log({ bound, computeMs });
   console.log('signing stage…');
-  const stage = ONLY_DOWNLOADS ? null : await signingStageBenchmark();
+  const stage = ONLY_DOWNLOADS || ONLY_LIST ? null : await signingStageBenchmark();
   console.log('pdf rendering…');
-  const pdf = ONLY_DOWNLOADS || ONLY_ISSUING ? null : await pdfRender();
+  const pdf = ONLY_DOWNLOADS || ONLY_ISSUING || ONLY_LIST ? null : await pdfRender();
   console.log(pdf);
 
   const dataDir = resolve('.data-bench');
@@ -597,43 +599,45 @@ async function main() {
   // The list part runs first, so the issuing runs below write into a table that already holds
   // the seeded million rows and their indexes, as a busy installation's does.
   const list = LIST_DOCS > 0 && !ONLY_DOWNLOADS && !ONLY_ISSUING ? await listBenchmark(env) : null;
-  const webhooks = WEBHOOKS && !ONLY_DOWNLOADS && !ONLY_ISSUING ? await webhookBenchmark(env, key, issuer.rut) : null;
+  const webhooks =
+    WEBHOOKS && !ONLY_DOWNLOADS && !ONLY_ISSUING && !ONLY_LIST ? await webhookBenchmark(env, key, issuer.rut) : null;
 
   console.log('downloads…');
   const downloadsLoadBefore = loadavg();
-  const downloads = ONLY_ISSUING
-    ? null
-    : await withServer(env, async (port) => {
-        // The 1000-line boletas are issuer A's (a second issuer); the list measured is Bench SpA's.
-        const a = await cli(
-          env,
-          'issuer',
-          'create',
-          '--rut',
-          '96790240-3',
-          '--name',
-          'Otro Emisor SpA',
-          '--giro',
-          'Comercio',
-          '--acteco',
-          '475201',
-          '--address',
-          'Calle 2',
-          '--comuna',
-          'Santiago',
-        );
-        const aKey = (await cli(env, 'key', 'create', '--rut', a.rut, '--role', 'owner')).key as string;
-        // A second instance on the same database keeping no files in memory (FILE_CACHE_MB=0): the
-        // same loops against it show, in the same run, what the memory of served files saves.
-        return withServer({ ...env, FILE_CACHE_MB: '0' }, (plainPort) =>
-          downloadsBenchmark(
-            `http://127.0.0.1:${port}`,
-            { rut: a.rut, key: aKey },
-            { rut: issuer.rut, key },
-            `http://127.0.0.1:${plainPort}`,
-          ),
-        );
-      });
+  const downloads =
+    ONLY_ISSUING || ONLY_LIST
+      ? null
+      : await withServer(env, async (port) => {
+          // The 1000-line boletas are issuer A's (a second issuer); the list measured is Bench SpA's.
+          const a = await cli(
+            env,
+            'issuer',
+            'create',
+            '--rut',
+            '96790240-3',
+            '--name',
+            'Otro Emisor SpA',
+            '--giro',
+            'Comercio',
+            '--acteco',
+            '475201',
+            '--address',
+            'Calle 2',
+            '--comuna',
+            'Santiago',
+          );
+          const aKey = (await cli(env, 'key', 'create', '--rut', a.rut, '--role', 'owner')).key as string;
+          // A second instance on the same database keeping no files in memory (FILE_CACHE_MB=0): the
+          // same loops against it show, in the same run, what the memory of served files saves.
+          return withServer({ ...env, FILE_CACHE_MB: '0' }, (plainPort) =>
+            downloadsBenchmark(
+              `http://127.0.0.1:${port}`,
+              { rut: a.rut, key: aKey },
+              { rut: issuer.rut, key },
+              `http://127.0.0.1:${plainPort}`,
+            ),
+          );
+        });
   console.log(downloads);
   const downloadsLoad = `${fmtLoad(downloadsLoadBefore)} before, ${fmtLoad(loadavg())} after`;
 
@@ -642,7 +646,7 @@ async function main() {
   const failureNotes: string[] = [];
   let foliosReady = false;
   const issuingLoadBefore = INSTANCES.length ? loadavg() : null;
-  for (const instances of ONLY_DOWNLOADS ? [] : INSTANCES) {
+  for (const instances of ONLY_DOWNLOADS || ONLY_LIST ? [] : INSTANCES) {
     const servers = await Promise.all(Array.from({ length: instances }, () => startServer(env)));
     try {
       if (!foliosReady) {
@@ -722,9 +726,10 @@ async function main() {
   const fresh: Record<SectionKey, string | null> = {
     summary: null,
     downloads: downloads ? downloadsSection(downloads, day, downloadsLoad) : null,
-    signing: ONLY_DOWNLOADS
-      ? null
-      : `## Pure signing rate (one core)
+    signing:
+      ONLY_DOWNLOADS || ONLY_LIST
+        ? null
+        : `## Pure signing rate (one core)
 
 Measured on ${day}. One 2048-bit XMLDSig of a 10-line factura (C14N + SHA-1 + RSA) plus one TED signature with the 512-bit CAF key: **${sign.perSecond.toFixed(0)} docs/s** (${sign.msPerDoc.toFixed(2)} ms per document).
 `,
@@ -749,6 +754,7 @@ Measured on ${day}. One 2048-bit XMLDSig of a 10-line factura (C14N + SHA-1 + RS
         )
       : null,
     webhooks: webhooks ? webhookSection(webhooks, day) : null,
+    writePath: null,
     pdf: pdf
       ? `## PDF rendering alone (10-line factura, PDF417 included)
 
@@ -814,10 +820,22 @@ ${body.join('\n')}`;
   console.log(`\n${summary}`);
 }
 
-type SectionKey = 'summary' | 'signing' | 'stage' | 'list' | 'issuing' | 'webhooks' | 'pdf' | 'downloads';
-const SECTION_KEYS: SectionKey[] = ['summary', 'signing', 'stage', 'list', 'issuing', 'webhooks', 'pdf', 'downloads'];
+type SectionKey = 'summary' | 'signing' | 'stage' | 'list' | 'writePath' | 'issuing' | 'webhooks' | 'pdf' | 'downloads';
+const SECTION_KEYS: SectionKey[] = [
+  'summary',
+  'signing',
+  'stage',
+  'list',
+  'writePath',
+  'issuing',
+  'webhooks',
+  'pdf',
+  'downloads',
+];
 const SECTION_TITLES: Record<SectionKey, string> = {
   summary: 'Summary of the last run',
+  // Written by bench/write-path.ts (npm run bench:write-path); kept as it is here.
+  writePath: 'Write path: what each index and trigger costs',
   signing: 'Pure signing rate',
   stage: 'Signing stage alone',
   list: 'Listing',
@@ -877,7 +895,7 @@ Why \`total\` comes from counters: what an exact \`count(*)\` of the same docume
 |---|---|
 ${counts.join('\n')}
 
-How the list answers (README, "Listing at scale"; src/issuing/list-documents.ts): a page is one ordered index range scan (one index per combination of \`tipo_dte\` and \`estado_sii\`, in list order); \`total\` without \`q\` sums per-day and per-month counters, with \`q\` per-receiver counters; triggers keep the counters exact in the same transaction as every write.
+How the list answers (README, "Listing at scale"; src/issuing/list-documents.ts): a page is one ordered index range scan (one index per combination of \`tipo_dte\` and \`estado_sii\`, in list order); \`total\` without \`q\` sums per-day and per-month counters, with \`q\` per-receiver counters; a trigger appends every counted change to a delta table in the same transaction as the write, folds move the deltas into the counters in batches, and every count adds the deltas not yet folded, so it stays exact.
 
 Cases over the target in this run: ${over.length ? over.map((m) => m.label).join('; ') : 'none'}. Two kinds of query cannot promise 20 ms while keeping \`total\` exact, and are slower by design: a \`q\` fragment found in a large share of the receivers (\`ltda\` is in 3 receiver names out of 10 and 1 document in 4), whose total sums the counters of every matching receiver (one per receiver, type and estado: tens of thousands of rows for a million documents); and a \`q\` together with a date range, which has no counter at all (per receiver and day there would be about as many counters as documents), so its total counts the matching documents in the range, index-only, one index range per matching receiver: it grows with the number of matching receivers. A case that usually answers in a few ms and misses only at p99 is the shared machine: re-run before drawing conclusions.
 `;
