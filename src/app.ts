@@ -37,6 +37,7 @@ import { previewRoute } from './http/routes/preview.ts';
 import { startEventWorker } from './events/jobs.ts';
 import { startJobs } from './issuing/jobs.ts';
 import { createPdfRenderer } from './dte/pdf/renderer.ts';
+import { createSigner } from './dte/signing/pool.ts';
 import { dashboard } from './web/index.ts';
 import { loggerOptions } from './logger.ts';
 import { createSiiClient } from './sii/client.ts';
@@ -97,9 +98,11 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     sii: opts.sii ?? createSiiClient({ config: opts.config, log: app.log as Logger }),
     jobs: null,
     pdf: createPdfRenderer({ concurrency: opts.config.PDF_RENDER_CONCURRENCY }),
+    signer: createSigner({ workers: opts.config.SIGN_WORKERS }),
   };
   app.decorate('ctx', ctx);
   app.addHook('onClose', async () => ctx.pdf.close());
+  app.addHook('onClose', async () => ctx.signer.close());
   // Background jobs start with the app (a queue that only sends wake-ups when JOBS_ENABLED is
   // false) and stop before the database closes.
   // The operator change feed (LISTEN/NOTIFY) keeps the caches true to what the CLI or another

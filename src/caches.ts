@@ -5,12 +5,15 @@
  * - Immutable facts, kept for the life of the process: the parsed content of a certificate
  *   or CAF row (rows are never rewritten, so a row id always means the same bytes), the
  *   installation's sandbox CAF-signing key, an issuer's generated sandbox certificate.
- * - What an operator changes (certificate import; also CAF import, keys, issuer updates, which
- *   are not cached at all): the list of an issuer's imported certificates. The CLI (or another
- *   instance) changes it from another process, so it is kept only while this process hears
- *   the change feed (`src/db/change-feed.ts`, PostgreSQL LISTEN/NOTIFY), dropped on every
- *   change notice, dropped whole when the feed drops or comes back (notices sent meanwhile
- *   are lost), and an empty list ("no certificate") is never kept.
+ * - What an operator changes: the list of an issuer's imported certificates, and what a
+ *   presented API key resolves to (the key row and its issuer: every authenticated request
+ *   needs both, issuing included). The CLI (or another instance) changes them from another
+ *   process, so they are kept only while this process hears the change feed
+ *   (`src/db/change-feed.ts`, PostgreSQL LISTEN/NOTIFY), dropped on every change notice that
+ *   may concern them (certificates; keys or the issuer), dropped whole when the feed drops or
+ *   comes back (notices sent meanwhile are lost), and "not found" is never kept: an empty
+ *   certificate list, an unknown or revoked key always go to the database. CAF imports are
+ *   not cached at all.
  * - Recently served document files (src/file-cache.ts): immutable bytes, but whether
  *   they may be served depends on their issuer (active, environment), so they follow the same
  *   rules as the certificate lists: kept only while the feed is heard, an issuer's dropped on
@@ -20,8 +23,17 @@ import type { KeyObject } from 'node:crypto';
 import type { Transporter } from 'nodemailer';
 import type { Caf as ParsedCaf } from './dte/caf.ts';
 import type { SigningCertificate } from './dte/certificate.ts';
-import type { Certificate } from './generated/prisma/client.ts';
+import type { ApiKey, Certificate, Issuer } from './generated/prisma/client.ts';
 import { type CachedFile, FileCache } from './file-cache.ts';
+
+/** What a presented API key resolves to, kept by the hash of the key. */
+export interface CachedApiKey {
+  id: string;
+  role: ApiKey['role'];
+  issuer: Issuer;
+  /** When this process last recorded the key's use (written at most once an hour). */
+  lastUsedAt: Date | null;
+}
 
 /** An operator change, as announced on the change feed (in the transaction that makes it). */
 export type OperatorChange =
@@ -55,6 +67,8 @@ export class KeyCaches {
 
   /** Imported certificates of each issuer, newest first; only while the feed is heard. */
   private readonly certificateLists = new Map<string, Certificate[]>();
+  /** Active API keys by the SHA-256 of the key; only while the feed is heard. */
+  private readonly apiKeys = new Map<string, CachedApiKey>();
   /** Bumped by every change and reset: a read that began before one must not be stored. */
   private generation = 0;
   private listening = false;
@@ -91,6 +105,16 @@ export class KeyCaches {
     this.certificateLists.set(issuerId, rows);
   }
 
+  apiKey(hash: string): CachedApiKey | undefined {
+    return this.listening ? this.apiKeys.get(hash) : undefined;
+  }
+
+  /** Keeps an active key read since `snapshot`, unless a change arrived meanwhile. */
+  rememberApiKey(hash: string, entry: CachedApiKey, snapshot: number): void {
+    if (!this.listening || snapshot !== this.generation) return;
+    this.apiKeys.set(hash, entry);
+  }
+
   /** A served file kept by `rememberFile`, if the feed is heard. */
   file(key: string): CachedFile | undefined {
     return this.listening ? this.files.get(key) : undefined;
@@ -106,6 +130,9 @@ export class KeyCaches {
   apply(change: OperatorChange): void {
     this.generation += 1;
     if (change.kind === 'certificates') this.certificateLists.delete(change.issuerId);
+    if (change.kind === 'api_keys' || change.kind === 'issuer') {
+      for (const [hash, entry] of this.apiKeys) if (entry.issuer.id === change.issuerId) this.apiKeys.delete(hash);
+    }
     if (change.kind === 'issuer') this.files.forgetIssuer(change.issuerId);
   }
 
@@ -113,6 +140,7 @@ export class KeyCaches {
   reset(): void {
     this.generation += 1;
     this.certificateLists.clear();
+    this.apiKeys.clear();
     this.files.clear();
   }
 }

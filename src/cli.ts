@@ -27,6 +27,7 @@ import { openDatabase } from './db/database.ts';
 import { createSignInToken, createUser, deactivateUser, listUsers, resetPassword, userView } from './admin/users.ts';
 import { randomBytes } from 'node:crypto';
 import { createPdfRenderer } from './dte/pdf/renderer.ts';
+import { createSigner } from './dte/signing/pool.ts';
 import { AppError } from './errors.ts';
 import { loggerOptions } from './logger.ts';
 import { createSiiClient } from './sii/client.ts';
@@ -410,6 +411,8 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       sii: createSiiClient({ config, log }),
       jobs: null,
       pdf: createPdfRenderer({ concurrency: 1 }),
+      // The CLI signs a few documents at most: on its own thread.
+      signer: createSigner({ workers: 0 }),
     };
     const out = await run(ctx, command, flags, io);
     io.stdout(flags.json ? `${JSON.stringify(out.json)}\n` : `${out.human}\n`);

@@ -4,6 +4,7 @@
  * process with every bad key listed. `.env.example` documents every key.
  */
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { config as loadDotenv } from 'dotenv';
 import { z } from 'zod';
@@ -103,6 +104,17 @@ export const configSchema = z.object({
    * download reads no database (src/file-cache.ts); 0 keeps none.
    */
   FILE_CACHE_MB: z.coerce.number().int().min(0).max(4096).default(32),
+  /**
+   * Worker threads that stamp, sign and check each document (src/dte/signing/pool.ts); 0 signs
+   * on the event loop. Default: one fewer than the cores available to the process (at least
+   * one), leaving a core to the event loop and PostgreSQL (BENCHMARKS.md, "Signing stage alone").
+   */
+  SIGN_WORKERS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(64)
+    .default(Math.max(1, availableParallelism() - 1)),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   // Events, webhooks and e-mail (DESIGN §9, src/events/)
   /** Allow webhook targets on private, loopback and link-local addresses, and http in live. */

@@ -7,6 +7,7 @@ import type { KeyCaches } from './caches.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { PdfRenderer } from './dte/pdf/renderer.ts';
+import type { Signer } from './dte/signing/pool.ts';
 import type { SiiClient } from './sii/types.ts';
 
 export type Clock = () => Date;
@@ -39,4 +40,9 @@ export interface AppContext {
    * use), shared by the API's downloads, the dashboard and e-mail, so the bound is per process.
    */
   pdf: PdfRenderer;
+  /**
+   * The signing stage of issuing (TED, XML, XMLDSig, the last check) in SIGN_WORKERS worker
+   * threads, or on the event loop when 0; workers start on first use.
+   */
+  signer: Signer;
 }

@@ -116,13 +116,24 @@ const LAST_USED_RESOLUTION_MS = 60 * 60 * 1000;
  */
 export async function authenticateApiKey(ctx: AppContext, presented: string): Promise<AuthenticatedKey | null> {
   if (!KEY_PATTERN.test(presented)) return null;
-  const row = await ctx.db.prisma.apiKey.findUnique({ where: { hash: hashKey(presented) }, include: { issuer: true } });
-  if (!row || row.revokedAt) return null;
+  const hash = hashKey(presented);
+  // Active keys are cached while the change feed is heard (src/caches.ts): a revocation or an
+  // issuer change anywhere drops them at once; unknown and revoked keys are never cached.
+  let entry = ctx.caches.apiKey(hash);
+  if (!entry) {
+    const snapshot = ctx.caches.snapshot();
+    const row = await ctx.db.prisma.apiKey.findUnique({ where: { hash }, include: { issuer: true } });
+    if (!row || row.revokedAt) return null;
+    entry = { id: row.id, role: row.role, issuer: row.issuer, lastUsedAt: row.lastUsedAt };
+    ctx.caches.rememberApiKey(hash, entry, snapshot);
+  }
   const now = ctx.clock();
-  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-    ctx.db.prisma.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: now } }).catch((err: unknown) => {
-      ctx.log.warn({ err, key_id: row.id }, 'could not record API key use');
+  if (!entry.lastUsedAt || now.getTime() - entry.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    entry.lastUsedAt = now;
+    const id = entry.id;
+    ctx.db.prisma.apiKey.update({ where: { id }, data: { lastUsedAt: now } }).catch((err: unknown) => {
+      ctx.log.warn({ err, key_id: id }, 'could not record API key use');
     });
   }
-  return { id: row.id, role: row.role, issuer: row.issuer };
+  return { id: entry.id, role: entry.role, issuer: entry.issuer };
 }

@@ -60,7 +60,8 @@ export function assembleTed(dd: string, frmt: string): string {
 
 export interface BuildTedInput {
   doc: DteDocument;
-  caf: Caf;
+  /** Only its flattened `<CAF>` element is used. */
+  caf: Pick<Caf, 'cafXml'>;
   cafPrivateKey: KeyObject;
   /** TSTED, YYYY-MM-DDTHH:MM:SS (Chile). */
   timestamp: string;

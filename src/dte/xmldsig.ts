@@ -37,6 +37,12 @@ export function stripXmlDeclaration(xml: string): string {
   return xml.replace(/^\uFEFF?\s*<\?xml[^>]*\?>\s*/, '');
 }
 
+/** What signing needs of a certificate: its private key and what KeyInfo shows. */
+export type SignatureKey = Pick<
+  SigningCertificate,
+  'privateKey' | 'certDerBase64' | 'modulusBase64' | 'exponentBase64'
+>;
+
 export class XmlParseError extends Error {}
 
 /** Parses XML text strictly (any parser warning is an error). */
@@ -141,7 +147,7 @@ function canonicalSignedInfo(signedInfo: string, host: Element): string {
   return `<SignedInfo xmlns="${DSIG_NS}"${declarations}>${signedInfo.slice('<SignedInfo>'.length)}`;
 }
 
-function signatureXml(args: { signedInfo: string; signatureValue: string; cert: SigningCertificate }): string {
+function signatureXml(args: { signedInfo: string; signatureValue: string; cert: SignatureKey }): string {
   return (
     `<Signature xmlns="${DSIG_NS}">\n${args.signedInfo}\n` +
     `<SignatureValue>${wrap64(args.signatureValue)}</SignatureValue>\n<KeyInfo>\n<KeyValue>\n<RSAKeyValue>\n` +
@@ -164,7 +170,7 @@ export interface SignOptions {
  * C14N transform, as the SII's own example; the whole-document reference of getToken uses
  * enveloped-signature (docs/sii-reference.md §5, §7.2).
  */
-export function signXml(xml: string, cert: SigningCertificate, opts: SignOptions): string {
+export function signXml(xml: string, cert: SignatureKey, opts: SignOptions): string {
   const doc = parseXml(xml);
   const target = opts.referenceId ? findById(doc, opts.referenceId) : doc.documentElement;
   if (!target) throw new Error(`no element with ID ${opts.referenceId}`);
@@ -188,9 +194,88 @@ export function signXml(xml: string, cert: SigningCertificate, opts: SignOptions
   return `${xml.slice(0, at)}${sig}${opts.referenceId ? '\n' : ''}${xml.slice(at)}`;
 }
 
-/** Signs a DTE (`<Signature>` after `<Documento>`, referencing its ID). */
-export function signDte(xml: string, documentId: string, cert: SigningCertificate): string {
-  return signXml(xml, cert, { referenceId: documentId, parentClose: '</DTE>' });
+/**
+ * Signs a DTE (`<Signature>` after `<Documento>`, referencing its ID).
+ *
+ * The DTE as `buildDteXml` writes it is signed without parsing it: its `<Documento>` text is
+ * already in canonical form but for the namespace declaration inclusive C14N adds on the apex
+ * (`canonicalDocumento`), and SignedInfo is written in canonical form. Any text outside that
+ * narrow shape (a DTE from elsewhere, a character the request rules refuse) takes the general
+ * path, `signXml`: parsed by @xmldom/xmldom and canonicalised by xml-crypto. The tests check
+ * that both give the same bytes; the last check before storing re-reads them with libxml2.
+ */
+export function signDte(xml: string, documentId: string, cert: SignatureKey): string {
+  const canonical = canonicalDocumento(xml, documentId);
+  if (canonical === null) return signXml(xml, cert, { referenceId: documentId, parentClose: '</DTE>' });
+  const signedInfo = signedInfoXml({ uri: `#${documentId}`, transform: C14N, digest: sha1(canonical) });
+  // `<DTE>` declares no prefixed namespace: SignedInfo's apex carries only Signature's default.
+  const value = sign(
+    'sha1',
+    Buffer.from(`<SignedInfo xmlns="${DSIG_NS}">${signedInfo.slice(12)}`, 'utf8'),
+    cert.privateKey,
+  );
+  const at = xml.length - '</DTE>'.length;
+  const sig = signatureXml({ signedInfo, signatureValue: value.toString('base64'), cert });
+  return `${xml.slice(0, at)}${sig}\n${xml.slice(at)}`;
+}
+
+/** How `buildDteXml` opens a DTE: the SII namespace, declared on `<DTE>` alone. */
+const DTE_OPEN = `<DTE version="1.0" xmlns="${SII_NS}">\n`;
+const DOCUMENTO_CLOSE = '</Documento>\n</DTE>';
+
+/**
+ * Characters that every XML 1.0 parser, xmldom included, reads back unchanged and that C14N
+ * writes as they are: tab, line feed, printable ASCII, and the rest of Unicode but the C1
+ * controls, U+2028/U+2029 (xmldom reads them as line breaks), U+FDD0–U+FDEF, U+FFFE/U+FFFF and
+ * lone surrogates.
+ */
+const PLAIN_TEXT = /^[\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufdcf\ufdf0-\ufffd\u{10000}-\u{10fffd}]*$/u;
+/** A start tag with at most one unprefixed attribute (no namespace declaration), or an end tag. */
+const TAG = /<(\/?)([A-Za-z][\w.-]*)(?: ([A-Za-z][\w.-]*)="([^"<>&\t\n]*)")?>/y;
+/** The only references allowed in text: those C14N writes (amp, lt, gt) and two it turns back into characters. */
+const BAD_REFERENCE = /&(?!(?:amp|lt|gt|quot|apos);)/;
+
+/**
+ * Inclusive C14N 1.0 of the `<Documento>` of a DTE written by `buildDteXml`, taken from the
+ * text itself; null when the text is not in the narrow shape where that is provably the same
+ * as parsing and canonicalising: one `<DTE>` holding the `<Documento ID>` first, well-formed,
+ * every tag `<Name>` or `<Name attr="value">` (one attribute: no order to sort; no namespace
+ * declarations; values without characters C14N escapes), no comment, processing instruction
+ * or CDATA, text that escapes `&`, `<` and `>` as C14N does (`&quot;` and `&apos;`, which the
+ * TED writes, become the characters C14N writes), and only PLAIN_TEXT characters. The one
+ * change C14N makes then is the namespace in scope, declared on the apex before its attribute.
+ */
+export function canonicalDocumento(xml: string, documentId: string): string | null {
+  const open = `<Documento ID="${documentId}">`;
+  if (!/^[\w.-]+$/.test(documentId) || !xml.startsWith(DTE_OPEN + open) || !xml.endsWith(DOCUMENTO_CLOSE)) return null;
+  const body = xml.slice(DTE_OPEN.length, xml.length - '\n</DTE>'.length);
+  if (!PLAIN_TEXT.test(body) || BAD_REFERENCE.test(body)) return null;
+  const stack: string[] = [];
+  let pos = 0;
+  while (pos < body.length) {
+    const lt = body.indexOf('<', pos);
+    const textEnd = lt < 0 ? body.length : lt;
+    if (body.slice(pos, textEnd).includes('>')) return null;
+    // Text outside the Documento element, or a second root-level element: not the shape.
+    if (stack.length === 0 && (pos > 0 || textEnd > pos)) return null;
+    if (lt < 0) break;
+    TAG.lastIndex = lt;
+    const m = TAG.exec(body);
+    if (!m) return null;
+    const [tag, closing, name, attribute] = m;
+    if (closing) {
+      if (attribute !== undefined || stack.pop() !== name) return null;
+    } else {
+      if (attribute === 'xmlns') return null;
+      stack.push(name!);
+    }
+    pos = lt + tag.length;
+  }
+  if (stack.length > 0) return null;
+  return `<Documento xmlns="${SII_NS}" ID="${documentId}">${body
+    .slice(open.length)
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")}`;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -10,6 +10,14 @@ export function emailEnabled(ctx: AppContext): boolean {
 }
 
 /**
+ * The state an issued document's e-mail starts in: `disabled` without SMTP, `pending` (send now)
+ * in sandbox, `waiting` (for the SII's acceptance) in live.
+ */
+export function issueEmailState(ctx: AppContext, env: Environment): EmailMessage['state'] {
+  return !emailEnabled(ctx) ? 'disabled' : env === 'sandbox' ? 'pending' : 'waiting';
+}
+
+/**
  * Queues the e-mail of a just-issued document, inside the issue transaction (only when the
  * request named a receiver e-mail).
  */
@@ -19,7 +27,7 @@ export async function queueIssueEmail(
   input: { issuerId: string; documentId: string; env: Environment; to: string[] },
 ): Promise<EmailMessage | null> {
   if (input.to.length === 0) return null;
-  const state = !emailEnabled(ctx) ? 'disabled' : input.env === 'sandbox' ? 'pending' : 'waiting';
+  const state = issueEmailState(ctx, input.env);
   return tx.emailMessage.create({
     data: { issuerId: input.issuerId, documentId: input.documentId, to: input.to, state, nextRunAt: ctx.clock() },
   });

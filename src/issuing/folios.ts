@@ -8,7 +8,7 @@
  *   reserve  one autocommit statement: the CAF row's `next_folio` is bumped under its row lock
  *            (held for microseconds) and a `folio_reservations` row with a lease is written;
  *   build    the document is stamped and signed with that folio, no transaction open;
- *   confirm  the document insert deletes the reservation in the same transaction.
+ *   confirm  the statement that writes the document deletes the reservation (document-insert.ts).
  *
  * Nothing is lost or given twice: a request that fails after reserving releases its folio at
  * once, and one whose process died leaves a reservation whose lease expires; the next
@@ -51,6 +51,11 @@ export interface FolioReservation {
   folio: number;
   /** Proves ownership: a reclaimed reservation gets a new token. */
   token: string;
+  /**
+   * The folios left in the usable ranges of this issuer and type once this one is taken, and
+   * the size of the newest range: whether the issue must check `folios.low` (folio-alerts.ts).
+   */
+  stock: { available: number; lastRangeSize: number };
 }
 
 interface ReservationInput {
@@ -62,6 +67,59 @@ interface ReservationInput {
 }
 
 /**
+ * One statement, one round trip, prepared once per connection (it runs on every issue): an
+ * abandoned reservation of this issuer and type if there is one (lowest folio first), else
+ * the next folio of the oldest usable range; plus the stock left. After waiting for the
+ * range's row lock PostgreSQL re-checks its WHERE clause on the new row version; if that
+ * range just ran out the statement yields nothing, and a retry finds the next range. The
+ * stock is read from the statement's snapshot, before its own bump (hence `- bumped`).
+ */
+const RESERVE_SQL = `
+  WITH reclaimed AS (
+    UPDATE folio_reservations r
+       SET lease_until = $1, token = $2::uuid
+     WHERE r.id = (
+       SELECT fr.id FROM folio_reservations fr JOIN cafs c ON c.id = fr.caf_id
+        WHERE fr.issuer_id = $3::uuid
+          AND fr.environment = $4::"Environment"
+          AND fr.type = $5::int
+          AND fr.lease_until < $6
+          AND (c.expires_at IS NULL OR c.expires_at >= $7::date)
+        ORDER BY fr.folio
+        LIMIT 1
+        FOR UPDATE OF fr SKIP LOCKED)
+    RETURNING r.id, r.caf_id, r.folio),
+  picked AS (
+    SELECT id FROM cafs
+     WHERE issuer_id = $3::uuid
+       AND environment = $4::"Environment"
+       AND type = $5::int
+       AND next_folio <= range_to
+       AND (expires_at IS NULL OR expires_at >= $7::date)
+       AND NOT EXISTS (SELECT 1 FROM reclaimed)
+     ORDER BY authorised_at, range_from
+     LIMIT 1
+     FOR UPDATE),
+  bumped AS (
+    UPDATE cafs SET next_folio = cafs.next_folio + 1
+      FROM picked
+     WHERE cafs.id = picked.id AND cafs.next_folio <= cafs.range_to
+    RETURNING cafs.id, cafs.next_folio - 1 AS folio),
+  fresh AS (
+    INSERT INTO folio_reservations (id, issuer_id, environment, type, caf_id, folio, token, lease_until)
+    SELECT gen_random_uuid(), $3::uuid, $4::"Environment", $5::int, bumped.id, bumped.folio, $2::uuid, $1
+      FROM bumped
+    RETURNING id, caf_id, folio),
+  stock AS (
+    SELECT coalesce(sum(CASE WHEN expires_at IS NULL OR expires_at >= $7::date
+                             THEN greatest(range_to - next_folio + 1, 0) ELSE 0 END), 0)::int AS available,
+           (array_agg(range_to - range_from + 1 ORDER BY authorised_at DESC, range_from DESC))[1]::int AS last_size
+      FROM cafs WHERE issuer_id = $3::uuid AND environment = $4::"Environment" AND type = $5::int)
+  SELECT t.id::text, t.caf_id::text, t.folio,
+         stock.available - (SELECT count(*) FROM bumped)::int AS available, stock.last_size
+    FROM (SELECT id, caf_id, folio FROM reclaimed UNION ALL SELECT id, caf_id, folio FROM fresh) t, stock`;
+
+/**
  * Reserves a folio: an abandoned one of this issuer and type first (lowest first), else the
  * next of the oldest usable range. Each statement commits on its own; no transaction is left
  * open for the caller.
@@ -71,53 +129,28 @@ export async function reserveFolio(ctx: AppContext, input: ReservationInput): Pr
   const token = randomUUID();
   const now = ctx.clock();
   const leaseUntil = new Date(now.getTime() + ctx.config.FOLIO_LEASE_MS);
-  // One statement, one round trip: an abandoned reservation of this issuer and type if there
-  // is one (lowest folio first), else the next folio of the oldest usable range. After waiting
-  // for the range's row lock PostgreSQL re-checks its WHERE clause on the new row version; if
-  // that range just ran out the statement yields nothing, and a retry finds the next range.
   for (let attempt = 0; attempt < 5; attempt++) {
-    const rows = await prisma.$queryRaw<{ id: string; caf_id: string; folio: number }[]>`
-      WITH reclaimed AS (
-        UPDATE folio_reservations r
-           SET lease_until = ${leaseUntil}, token = ${token}::uuid
-         WHERE r.id = (
-           SELECT fr.id FROM folio_reservations fr JOIN cafs c ON c.id = fr.caf_id
-            WHERE fr.issuer_id = ${input.issuerId}::uuid
-              AND fr.environment = ${input.environment}::"Environment"
-              AND fr.type = ${input.type}
-              AND fr.lease_until < ${now}
-              AND (c.expires_at IS NULL OR c.expires_at >= ${input.today}::date)
-            ORDER BY fr.folio
-            LIMIT 1
-            FOR UPDATE OF fr SKIP LOCKED)
-        RETURNING r.id, r.caf_id, r.folio),
-      picked AS (
-        SELECT id FROM cafs
-         WHERE issuer_id = ${input.issuerId}::uuid
-           AND environment = ${input.environment}::"Environment"
-           AND type = ${input.type}
-           AND next_folio <= range_to
-           AND (expires_at IS NULL OR expires_at >= ${input.today}::date)
-           AND NOT EXISTS (SELECT 1 FROM reclaimed)
-         ORDER BY authorised_at, range_from
-         LIMIT 1
-         FOR UPDATE),
-      bumped AS (
-        UPDATE cafs SET next_folio = cafs.next_folio + 1
-          FROM picked
-         WHERE cafs.id = picked.id AND cafs.next_folio <= cafs.range_to
-        RETURNING cafs.id, cafs.next_folio - 1 AS folio),
-      fresh AS (
-        INSERT INTO folio_reservations (id, issuer_id, environment, type, caf_id, folio, token, lease_until)
-        SELECT gen_random_uuid(), ${input.issuerId}::uuid, ${input.environment}::"Environment", ${input.type},
-               bumped.id, bumped.folio, ${token}::uuid, ${leaseUntil}
-          FROM bumped
-        RETURNING id, caf_id, folio)
-      SELECT id, caf_id, folio FROM reclaimed
-      UNION ALL
-      SELECT id, caf_id, folio FROM fresh`;
+    const { rows } = await ctx.db.pool.query<{
+      id: string;
+      caf_id: string;
+      folio: number;
+      available: number;
+      last_size: number | null;
+    }>({
+      name: 'reserve-folio',
+      text: RESERVE_SQL,
+      values: [leaseUntil, token, input.issuerId, input.environment, input.type, now, input.today],
+    });
     const row = rows[0];
-    if (row) return { id: row.id, cafId: row.caf_id, folio: row.folio, token };
+    if (row) {
+      return {
+        id: row.id,
+        cafId: row.caf_id,
+        folio: row.folio,
+        token,
+        stock: { available: row.available, lastRangeSize: row.last_size ?? 0 },
+      };
+    }
     const left = await prisma.$queryRaw<{ n: number }[]>`
       SELECT count(*)::int AS n FROM cafs
        WHERE issuer_id = ${input.issuerId}::uuid AND environment = ${input.environment}::"Environment"
@@ -126,16 +159,6 @@ export async function reserveFolio(ctx: AppContext, input: ReservationInput): Pr
     if ((left[0]?.n ?? 0) === 0) break;
   }
   throw foliosExhausted(input.type, input.environment);
-}
-
-/**
- * Confirms a reservation inside the transaction that stores its document. False when the
- * lease was lost to another request (the caller must roll back and start over).
- */
-export async function confirmReservation(tx: Prisma.TransactionClient, r: FolioReservation): Promise<boolean> {
-  const deleted = await tx.$executeRaw`
-    DELETE FROM folio_reservations WHERE id = ${r.id}::uuid AND token = ${r.token}::uuid`;
-  return deleted === 1;
 }
 
 /** Gives a reserved folio back at once (the request failed before storing its document). */

@@ -13,37 +13,24 @@
  * be reused after its lease (FOLIO_LEASE_MS). A document is stored only together with its
  * signed XML, and a folio is consumed only when that transaction commits.
  */
-import { createPublicKey, randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.ts';
-import { buildDteXml } from '../dte/dte-xml.ts';
 import type { IssueRequest } from '../dte/issue-request.ts';
 import type { DteDocument, IssuerInfo } from '../dte/model.ts';
 import type { SigningCertificate } from '../dte/certificate.ts';
-import { buildTed } from '../dte/ted.ts';
 import { computeDocument } from '../dte/totals.ts';
-import { encodeLatin1, signDte, withXmlDeclaration } from '../dte/xmldsig.ts';
-import { verifyStoredDte } from '../dte/verify-stored.ts';
-import { cafPublicKey } from '../dte/caf.ts';
 import { AppError } from '../errors.ts';
-import type { Document, Environment, Issuer, Prisma } from '../generated/prisma/client.ts';
+import type { Document, Environment, Issuer } from '../generated/prisma/client.ts';
 import { santiagoDate, santiagoTimestamp } from '../dte/chile-time.ts';
-import { queueIssueEmail } from './email-queue.ts';
-import { recordEvent } from './events.ts';
-import { checkFolioStock } from './folio-alerts.ts';
+import { issueEmailState } from './email-queue.ts';
+import { checkFolioStock, folioThreshold } from './folio-alerts.ts';
+import { documentInsert } from './document-insert.ts';
 import { voidReferencedDocuments } from './document-state.ts';
-import { documentView, fileUrls, searchable, totalsView } from './document-view.ts';
-import { emailViewOf } from './email-view.ts';
+import { fileUrls, totalsView } from './document-view.ts';
 import { environmentOf } from './environment.ts';
 import { checkReferences, receiverFromTarget } from './references.ts';
-import {
-  confirmReservation,
-  ensureSandboxCaf,
-  type FolioReservation,
-  releaseReservation,
-  reserveFolio,
-} from './folios.ts';
+import { ensureSandboxCaf, type FolioReservation, releaseReservation, reserveFolio } from './folios.ts';
 import { cafMaterialById, signingCertificate } from './key-material.ts';
-import { buildSubmissionEnvelope, insertSubmission, submitNow } from './submissions.ts';
+import { buildSubmissionEnvelope, submitNow } from './submissions.ts';
 
 export function issuerInfo(issuer: Issuer): IssuerInfo {
   return {
@@ -152,76 +139,52 @@ interface PersistInput {
 }
 
 /**
- * The persist stage, one transaction: confirm the reserved folio, insert the document with its
- * signed bytes, link the Idempotency-Key, void the referenced document (sandbox) and queue the
- * live submission. Either all of it commits or none of it does.
+ * The persist stage: confirm the reserved folio, insert the document with its signed bytes,
+ * link the Idempotency-Key, queue the e-mail and the live submission, write the event — one SQL
+ * statement (document-insert.ts), so one round trip and one implicit transaction. Two rarer
+ * cases need more in the same transaction and run that statement inside a Prisma transaction:
+ * a sandbox credit note that voids its reference, and a folio stock that falls below the
+ * issuer's alert threshold. Either way all of it commits or none of it does.
  */
 async function persistDocument(
   ctx: AppContext,
   input: PersistInput,
 ): Promise<{ created: Document; submissionId: string | null }> {
-  const { issuer, env, date, req, doc, reservation, built, envelope, voided, opts } = input;
+  const { issuer, env, date, doc, reservation, voided } = input;
+  const now = ctx.clock();
+  const to = input.req.receiver?.email ? [input.req.receiver.email] : [];
+  const insert = documentInsert({
+    config: ctx.config,
+    issuer,
+    env,
+    date,
+    req: input.req,
+    doc,
+    reservation,
+    built: input.built,
+    envelope: input.envelope,
+    idempotencyId: input.opts.idempotencyId ?? null,
+    emailTo: to,
+    emailState: issueEmailState(ctx, env),
+    now,
+  });
+  const created = insert.document;
+  const voids = voided !== null && env === 'sandbox';
+  const threshold = folioThreshold(issuer, doc.type, reservation.stock.lastRangeSize);
+  if (!voids && reservation.stock.available >= threshold) {
+    const { rowCount } = await ctx.db.pool.query({ name: 'insert-document', text: insert.text, values: insert.values });
+    if (rowCount !== 1) throw new LeaseLost();
+    return { created, submissionId: insert.submissionId };
+  }
   return ctx.db.prisma.$transaction(
     async (tx) => {
-      if (!(await confirmReservation(tx, reservation))) throw new LeaseLost();
-      const created = await tx.document.create({
-        data: {
-          issuerId: issuer.id,
-          environment: env,
-          type: doc.type,
-          folio: doc.folio,
-          cafId: reservation.cafId,
-          date: new Date(`${date}T00:00:00Z`),
-          receiverRut: doc.receiver.rut,
-          receiverName: doc.receiver.name ?? '',
-          searchText: searchable(`${doc.receiver.rut} ${doc.receiver.name ?? ''}`),
-          net: BigInt(doc.totals.net),
-          exempt: BigInt(doc.totals.exempt),
-          vat: BigInt(doc.totals.vat),
-          vatRate: doc.totals.vatRate,
-          total: BigInt(doc.totals.total),
-          request: req as unknown as Prisma.InputJsonValue,
-          model: doc as unknown as Prisma.InputJsonValue,
-          signedXml: new Uint8Array(built.bytes),
-          ted: built.ted,
-          publicToken: randomBytes(24).toString('base64url'),
-          estadoSii: env === 'sandbox' ? 'local' : 'pendiente',
-        },
-      });
-      if (opts.idempotencyId) {
-        await tx.idempotencyKey.update({ where: { id: opts.idempotencyId }, data: { documentId: created.id } });
-      }
+      const rows = await tx.$queryRawUnsafe<{ id: string }[]>(insert.text, ...insert.values);
+      if (rows.length !== 1) throw new LeaseLost();
       // Sandbox: a voiding credit note voids at once (live waits for the SII's acceptance;
       // document-state.ts owns the rule and announces document.voided).
-      if (voided && env === 'sandbox') await voidReferencedDocuments(ctx, tx, issuer.rut, created);
-      // Live: the envelope commits with the document, so no live document exists without
-      // its submission (the outbox the background jobs work from).
-      const submission = envelope ? await insertSubmission(tx, issuer, created, envelope) : null;
-      // Events and the receiver's e-mail commit with the document (DESIGN §9); delivering
-      // them is the jobs' work, after the commit.
-      const now = ctx.clock();
-      const email = await queueIssueEmail(ctx, tx, {
-        issuerId: issuer.id,
-        documentId: created.id,
-        env,
-        to: req.receiver?.email ? [req.receiver.email] : [],
-      });
-      await recordEvent(
-        tx,
-        {
-          issuerId: issuer.id,
-          type: 'document.issued',
-          documentId: created.id,
-          data: {
-            ...documentView(ctx.config, issuer.rut, created),
-            email: emailViewOf(email),
-            sii: env === 'live' ? { estado: null, glosa: null, track_id: null } : null,
-          },
-        },
-        now,
-      );
+      if (voids) await voidReferencedDocuments(ctx, tx, issuer.rut, created);
       await checkFolioStock(tx, { issuer, env, type: doc.type, today: date, now });
-      return { created, submissionId: submission?.id ?? null };
+      return { created, submissionId: insert.submissionId };
     },
     { timeout: 30_000, maxWait: 30_000 },
   );
@@ -230,7 +193,10 @@ async function persistDocument(
 /** This request kept its reserved folio longer than its lease and another request took it. */
 class LeaseLost extends Error {}
 
-/** TED, XML, XMLDSig and XSD check of one document: the CPU-heavy stage, no transaction open. */
+/**
+ * TED, XML, XMLDSig and the last check of one document: the CPU-heavy stage, no transaction
+ * open, run by `ctx.signer` in a worker thread (SIGN_WORKERS) so the event loop stays free.
+ */
 async function buildSigned(
   ctx: AppContext,
   input: { doc: DteDocument; cafId: string; cert: SigningCertificate; env: Environment; timestamp: string },
@@ -245,17 +211,13 @@ async function buildSigned(
       { details: [{ path: 'date', message: `must not be before ${material.caf.fa}` }] },
     );
   }
-  const ted = buildTed({ doc, caf: material.caf, cafPrivateKey: material.privateKey, timestamp });
-  const { xml, documentId } = buildDteXml(doc, { ted, timestamp });
-  const signed = signDte(xml, documentId, input.cert);
-  const bytes = encodeLatin1(withXmlDeclaration(signed));
-  // The bytes about to be stored, re-read by another XML parser (libxml2): XSD, XMLDSig and TED
-  // must verify, or nothing is stored and the folio goes back (DESIGN §7).
-  const check = verifyStoredDte(bytes, {
-    certificateKey: createPublicKey(input.cert.privateKey),
-    cafKey: cafPublicKey(material.caf),
-  });
-  if (!check.valid) {
+  // The bytes about to be stored were re-read by another XML parser (libxml2): XSD, XMLDSig and
+  // TED must verify, or nothing is stored and the folio goes back (DESIGN §7).
+  const check = await ctx.signer.sign(
+    { doc, timestamp },
+    { cert: input.cert, caf: material.caf, cafPrivateKey: material.privateKey },
+  );
+  if (!check.ok) {
     ctx.log.error(
       { type: doc.type, folio: doc.folio, errors: check.errors.slice(0, 5) },
       'generated DTE does not verify',
@@ -265,7 +227,7 @@ async function buildSigned(
       : 'DOCUMENT_SCHEMA_INVALID';
     throw new AppError(code, undefined, { cause: check.errors.join('; ') });
   }
-  return { ted, bytes };
+  return { ted: check.ted, bytes: check.bytes };
 }
 
 /** The SII resolution goes in every envelope's Carátula (FchResol / NroResol, docs/sii-reference.md §6). */

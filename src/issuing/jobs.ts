@@ -11,6 +11,7 @@
  */
 import PgBoss from 'pg-boss';
 import type { AppContext, JobQueue } from '../context.ts';
+import { foldCounts } from './list-documents.ts';
 import { dueSubmissions, runSubmission } from './submissions.ts';
 
 const STEP_QUEUE = 'sii-submission-step';
@@ -71,6 +72,8 @@ export async function startJobs(
     await sweep();
     timer = setInterval(() => {
       sweep().catch((err: unknown) => ctx.log.error({ err }, 'submission sweep failed'));
+      // The list's counter deltas, so they stay few even when nobody lists (list-documents.ts).
+      foldCounts(ctx).catch((err: unknown) => ctx.log.error({ err }, 'counter fold failed'));
     }, ctx.config.JOBS_SWEEP_SECONDS * 1000);
     timer.unref();
   }

@@ -53,6 +53,14 @@ async function importedCertificates(ctx: AppContext, issuerId: string): Promise<
   const cached = ctx.caches.certificateList(issuerId);
   if (cached) return cached;
   const snapshot = ctx.caches.snapshot();
+  // "None" (every sandbox issuer that signs with its generated certificate) is never cached,
+  // so it is asked on every issue: by the cheapest statement, prepared once per connection.
+  const any = await ctx.db.pool.query({
+    name: 'has-imported-certificate',
+    text: "SELECT 1 FROM certificates WHERE issuer_id = $1::uuid AND kind = 'imported' LIMIT 1",
+    values: [issuerId],
+  });
+  if (any.rowCount === 0) return [];
   const rows = await ctx.db.prisma.certificate.findMany({
     where: { issuerId, kind: 'imported' },
     orderBy: { notAfter: 'desc' },

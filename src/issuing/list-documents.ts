@@ -13,13 +13,17 @@
  *   the OFFSET of deep pages); then only its rows are read, and only the columns an entry
  *   shows (never the signed XML, the request or the model).
  * - `total` must be exact (contract); counting up to millions of rows per request is not an
- *   option. Triggers on documents keep counters in the same transaction as every write
- *   (prisma/schema.prisma, DocumentCount and below). Without `q`, `total` sums document_counts:
- *   month rows for the whole months of the range, day rows for its partial months, so a few
- *   thousand rows at most. With `q`, the fragment is matched per receiver, not per document:
- *   `total` sums the matching rows of receiver_counts, and a page takes the documents of the
- *   receivers found in receiver_search_texts. `q` with a date range has no counter: its total
- *   counts the matching documents index-only, in time proportional to the matches.
+ *   option. A trigger on documents appends every counted change to document_count_deltas in
+ *   the same transaction as the write; `fold_document_counts()` moves them into the counters
+ *   (prisma/schema.prisma, DocumentCount and below) in batches. Every count below reads the
+ *   counters plus the deltas not yet folded, in one statement (one snapshot), so it is exact
+ *   whether or not a fold has run; a list request folds first, so the deltas it scans stay few.
+ *   Without `q`, `total` sums document_counts: month rows for the whole months of the range, day
+ *   rows for its partial months, so a few thousand rows at most. With `q`, the fragment is
+ *   matched per receiver, not per document: `total` sums the matching rows of receiver_counts,
+ *   and a page takes the documents of the receivers found in receiver_search_texts (written by
+ *   the trigger when a receiver is new, so never behind). `q` with a date range has no counter: its
+ *   total counts the matching documents index-only, in time proportional to the matches.
  */
 import type { AppContext } from '../context.ts';
 import type { DteType } from '../dte/model.ts';
@@ -78,7 +82,9 @@ export async function listDocuments(ctx: AppContext, issuer: Issuer, f: ListFilt
       ) em ON TRUE
       WHERE d.id IN (${pageIds(issuer.id, f, search)})
       ${ORDER}`,
-    search ? countSearch(ctx, issuer.id, f, search) : countFromCounters(ctx, issuer.id, f),
+    foldCounts(ctx).then(() =>
+      search ? countSearch(ctx, issuer.id, f, search) : countFromCounters(ctx, issuer.id, f),
+    ),
   ]);
   const data = rows.map((d) =>
     documentView(
@@ -98,6 +104,15 @@ export async function listDocuments(ctx: AppContext, issuer: Issuer, f: ListFilt
     ),
   );
   return { data, total, page: f.page, limit: f.limit };
+}
+
+/**
+ * Moves the pending counter deltas into the counters (one statement; returns at once when
+ * another fold is running). Only keeps the deltas few: counts are exact without it.
+ */
+export async function foldCounts(ctx: AppContext): Promise<number> {
+  const [row] = await ctx.db.prisma.$queryRaw<[{ n: bigint }]>`SELECT fold_document_counts() AS n`;
+  return Number(row.n);
 }
 
 interface EmailColumns {
@@ -175,7 +190,8 @@ function pageIds(issuerId: string, f: ListFilters, s: Search | null): Prisma.Sql
 
 /**
  * `total` with `q`. Without a date range: a sum over the receiver_counts rows whose receiver
- * matches (trigram index; one row per receiver, type and estado). With one: a count of the
+ * matches (trigram index; one row per receiver, type and estado), plus the matching deltas not
+ * yet folded. With one: a count of the
  * matching documents, index-only through documents_issuer_id_search_text_idx, one range per
  * matching receiver, so proportional to the matches.
  */
@@ -185,6 +201,8 @@ async function countSearch(ctx: AppContext, issuerId: string, f: ListFilters, s:
       ? Prisma.sql`(SELECT count(*) FROM documents
           WHERE ${Prisma.join([...documentFilters(issuerId, f, true), receiverMatches(issuerId, s)], ' AND ')})`
       : Prisma.sql`(SELECT coalesce(sum(count), 0) FROM receiver_counts
+          WHERE ${Prisma.join([...documentFilters(issuerId, f, false), Prisma.sql`search_text LIKE ${s.pattern}`], ' AND ')})
+        + (SELECT coalesce(sum(delta), 0) FROM document_count_deltas
           WHERE ${Prisma.join([...documentFilters(issuerId, f, false), Prisma.sql`search_text LIKE ${s.pattern}`], ' AND ')})`;
   const byFolio =
     s.folio === null
@@ -195,7 +213,10 @@ async function countSearch(ctx: AppContext, issuerId: string, f: ListFilters, s:
   return Number(row.n);
 }
 
-/** `total` without `q`: whole months from month counters, the partial months' days from day counters. */
+/**
+ * `total` without `q`: whole months from month counters, the partial months' days from day
+ * counters, plus the deltas not yet folded.
+ */
 async function countFromCounters(ctx: AppContext, issuerId: string, f: ListFilters): Promise<number> {
   const { months, days } = countingPeriods(f.from, f.to);
   const periods: Prisma.Sql[] = [];
@@ -211,9 +232,12 @@ async function countFromCounters(ctx: AppContext, issuerId: string, f: ListFilte
     if (d.to) bounds.push(Prisma.sql`period <= ${d.to}::date`);
     periods.push(Prisma.sql`(${Prisma.join(bounds, ' AND ')})`);
   }
+  // The deltas not yet folded carry their document's date: filtered like documents.
   const [row] = await ctx.db.prisma.$queryRaw<[{ n: bigint }]>`
-    SELECT coalesce(sum(count), 0)::bigint AS n FROM document_counts
-    WHERE ${Prisma.join(documentFilters(issuerId, f, false), ' AND ')} AND (${Prisma.join(periods, ' OR ')})`;
+    SELECT ((SELECT coalesce(sum(count), 0) FROM document_counts
+             WHERE ${Prisma.join(documentFilters(issuerId, f, false), ' AND ')} AND (${Prisma.join(periods, ' OR ')}))
+          + (SELECT coalesce(sum(delta), 0) FROM document_count_deltas
+             WHERE ${Prisma.join(documentFilters(issuerId, f, true), ' AND ')}))::bigint AS n`;
   return Number(row.n);
 }
 

@@ -36,6 +36,9 @@ export function testConfig(env: Record<string, string> = {}): Config {
     PUBLIC_BASE_URL: 'http://timbre.test',
     LOG_LEVEL: 'info',
     JOBS_ENABLED: 'false',
+    // Documents are signed in a worker thread, as in production; one per app keeps the cost of
+    // starting workers (through tsx) small. Tests of the pool itself choose their own.
+    SIGN_WORKERS: '1',
     ...env,
   });
 }

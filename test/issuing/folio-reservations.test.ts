@@ -7,7 +7,11 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Issuer } from '../../src/generated/prisma/client.ts';
-import { confirmReservation, ensureSandboxCaf, releaseReservation, reserveFolio } from '../../src/issuing/folios.ts';
+import { issueRequestSchema } from '../../src/dte/issue-request.ts';
+import { computeDocument } from '../../src/dte/totals.ts';
+import { documentInsert } from '../../src/issuing/document-insert.ts';
+import { ensureSandboxCaf, type FolioReservation, releaseReservation, reserveFolio } from '../../src/issuing/folios.ts';
+import { issuerInfo } from '../../src/issuing/issue-document.ts';
 import { buildTestApp, createTestTenant, type KeyClient, type TestApp } from '../helpers/app.ts';
 import { factura } from '../helpers/requests.ts';
 import { manualClock } from '../helpers/time.ts';
@@ -47,6 +51,30 @@ async function expectContiguous(issuer: Issuer) {
   expect(await t.ctx.db.prisma.folioReservation.count({ where: { issuerId: issuer.id } })).toBe(0);
 }
 
+/** The persist statement of an issue for `reservation` (src/issuing/document-insert.ts); rows written. */
+async function writeDocument(issuer: Issuer, reservation: FolioReservation): Promise<number> {
+  const req = issueRequestSchema.parse(factura());
+  const date = '2026-11-22';
+  const doc = computeDocument(req, { issuer: issuerInfo(issuer), folio: reservation.folio, date });
+  const insert = documentInsert({
+    config: t.config,
+    issuer,
+    env: 'sandbox',
+    date,
+    req,
+    doc,
+    reservation,
+    built: { ted: '<TED version="1.0"/>', bytes: Buffer.from('<DTE/>', 'latin1') },
+    envelope: null,
+    idempotencyId: null,
+    emailTo: [],
+    emailState: 'disabled',
+    now: clock(),
+  });
+  const { rowCount } = await t.ctx.db.pool.query(insert.text, insert.values);
+  return rowCount ?? 0;
+}
+
 describe('folio reservations', () => {
   it('a released folio is the next one handed out', async () => {
     const { issuer, api } = await tenant();
@@ -77,8 +105,12 @@ describe('folio reservations', () => {
     clock.advance(LEASE_MS + 1);
     const taker = await reserveFolio(t.ctx, input(issuer));
     expect(taker.folio).toBe(slow.folio);
-    const confirmedBySlow = await t.ctx.db.prisma.$transaction((tx) => confirmReservation(tx, slow));
-    expect(confirmedBySlow).toBe(false);
+    // The slow request's write (the product's one statement) finds its reservation gone and
+    // stores nothing: not its document, not its event.
+    const events = await t.ctx.db.prisma.event.count({ where: { issuerId: issuer.id } });
+    expect(await writeDocument(issuer, slow)).toBe(0);
+    expect(await t.ctx.db.prisma.document.count({ where: { issuerId: issuer.id, folio: slow.folio } })).toBe(0);
+    expect(await t.ctx.db.prisma.event.count({ where: { issuerId: issuer.id } })).toBe(events);
     // The taker's request fails in turn: the folio goes back and the next document gets it.
     await releaseReservation(t.ctx, taker);
     expect(await issueFolio(issuer, api)).toBe(slow.folio);

@@ -4,9 +4,12 @@
  * inside the XSD, so the path is reached the way a real bug would reach it: through data that
  * did not pass those rules. The issuer's row is written as an operator's SQL could write it
  * (an Acteco of 7 digits; the XSD allows 6, and `issuer create|update` refuses it), so the
- * bytes Timbre builds genuinely fail the official schema. No product seam is involved.
+ * bytes Timbre builds genuinely fail the official schema. No product seam is involved. The edit
+ * is announced on the change feed, as the README asks of an operator's SQL (running instances
+ * keep the issuer of each API key in memory).
  */
 import { expect, it } from 'vitest';
+import { changing } from '../../src/admin/changes.ts';
 import { buildTestApp, createTestTenant } from '../helpers/app.ts';
 import { factura } from '../helpers/requests.ts';
 
@@ -17,7 +20,11 @@ it('a document whose bytes fail the XSD is a 500 DOCUMENT_SCHEMA_INVALID: nothin
   expect(first.statusCode).toBe(200);
   const folio = first.json().folio as number;
 
-  await t.db.prisma.issuer.update({ where: { id: issuer.id }, data: { acteco: ['4752019'] } });
+  const editIssuer = (acteco: string) =>
+    changing(t.ctx, { kind: 'issuer', issuerId: issuer.id }, (tx) =>
+      tx.issuer.update({ where: { id: issuer.id }, data: { acteco: [acteco] } }),
+    );
+  await editIssuer('4752019');
   const documents = () => t.db.prisma.document.count({ where: { issuerId: issuer.id } });
   const events = () => t.db.prisma.event.count({ where: { issuerId: issuer.id } });
   const [docsBefore, eventsBefore] = [await documents(), await events()];
@@ -42,7 +49,7 @@ it('a document whose bytes fail the XSD is a 500 DOCUMENT_SCHEMA_INVALID: nothin
   expect(held).toEqual([{ folio: folio + 1, released: true }]);
 
   // Repaired, the next document takes the folio the failed one had reserved.
-  await t.db.prisma.issuer.update({ where: { id: issuer.id }, data: { acteco: ['475201'] } });
+  await editIssuer('475201');
   const next = await api.post(`/api/${rut}/emitir`, factura());
   expect(next.statusCode).toBe(200);
   expect(next.json().folio).toBe(folio + 1);

@@ -8,7 +8,7 @@ import { cafPublicKey } from '../../src/dte/caf.ts';
 import { computeDocument } from '../../src/dte/totals.ts';
 import { issueRequestSchema } from '../../src/dte/issue-request.ts';
 import { XmlDocument } from 'libxml2-wasm';
-import { canonicalElement, verifyStoredDte } from '../../src/dte/verify-stored.ts';
+import { canonicalSubset, elementsOf, verifyStoredDte } from '../../src/dte/verify-stored.ts';
 import { DATE, ISSUER, issueDocument, replaceOnce, testCertificate } from '../helpers/dte-pipeline.ts';
 import { factura } from '../helpers/requests.ts';
 import { xmlsecVerify } from '../helpers/verify.ts';
@@ -57,14 +57,41 @@ describe('verifyStoredDte', () => {
 
   it('reads an element back as libxml2 canonicalises it in place (Documento, SignedInfo)', () => {
     const d = issuedWithName('Ñandú & <x> 💥');
+    expectSubsetsAsInPlace(d.bytes);
+  });
+
+  it('cuts elements out of the canonical document as libxml2 canonicalises them in place, whatever the namespaces', () => {
+    const d = issuedWithName('Ñandú & <x> "q" \'a\' 💥');
     const text = d.bytes.toString('latin1');
-    const doc = XmlDocument.fromBuffer(d.bytes);
-    try {
-      const inPlace = (xpath: string) => doc.get(xpath)!.canonicalizeToString();
-      expect(canonicalElement(text, 'Documento', /<Documento\s/)).toBe(inPlace('/*/*[@ID]'));
-      expect(canonicalElement(text, 'SignedInfo', /<SignedInfo[\s>]/)).toBe(inPlace('//*[local-name()="SignedInfo"]'));
-    } finally {
-      doc.dispose();
-    }
+    // Prefixed declarations on the root and in the signature, a redeclared default, an attribute with escapes.
+    const variants = [
+      text.replace(
+        '<DTE version="1.0"',
+        '<DTE xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:a="urn:a" version="1.0"',
+      ),
+      text.replace('<Signature xmlns=', '<Signature xmlns:z="urn:z" xmlns:b="urn:b" xmlns='),
+      text.replace('<Documento ID=', '<Documento xmlns="http://www.sii.cl/SiiDte" ID='),
+      text
+        .replace(/<Signature xmlns="[^"]*">/, '<ds:Signature xmlns:ds="http://www.w3.org/2000/09/xmldsig#">')
+        .replace('</Signature>', '</ds:Signature>'),
+      text.replace('<Documento ID=', '<Documento b="x &amp; &lt; &quot; >" ID='),
+    ];
+    for (const v of variants) expectSubsetsAsInPlace(Buffer.from(v, 'latin1'));
   });
 });
+
+/** Each element a signature covers, cut from the canonical document, equals libxml2's in-place C14N of it. */
+function expectSubsetsAsInPlace(bytes: Buffer) {
+  const doc = XmlDocument.fromBuffer(bytes);
+  try {
+    const canonical = doc.canonicalizeToString();
+    const tree = elementsOf(canonical);
+    const inPlace = (xpath: string) => doc.get(xpath)!.canonicalizeToString();
+    const documento = tree.find((e) => e.localName === 'Documento')!;
+    const signedInfo = tree.find((e) => e.localName === 'SignedInfo')!;
+    expect(canonicalSubset(canonical, documento)).toBe(inPlace('/*/*[@ID]'));
+    expect(canonicalSubset(canonical, signedInfo)).toBe(inPlace('//*[local-name()="SignedInfo"]'));
+  } finally {
+    doc.dispose();
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * CPU time read from /proc (Linux): what a process, or PostgreSQL with all its backends, has
+ * used so far. The bench takes a reading before and after a timed run and divides the
+ * difference by the documents issued, so the figure counts every process that worked for them,
+ * whatever else the machine was doing (unlike a throughput, which a busy machine lowers).
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Clock ticks per second of /proc's times (USER_HZ: 100 on every Linux build in use). */
+const TICKS_PER_SECOND = 100;
+
+interface ProcTimes {
+  ppid: number;
+  /** utime + stime of the process itself, in ms. */
+  own: number;
+  /** cutime + cstime: children it has waited for (exited backends, for the postmaster). */
+  children: number;
+}
+
+function procTimes(pid: number): ProcTimes | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // The command name is in parentheses and may hold spaces: the fields start after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const n = (i: number) => Number(fields[i - 3]);
+  const ms = (ticks: number) => (ticks * 1000) / TICKS_PER_SECOND;
+  return { ppid: n(4), own: ms(n(14) + n(15)), children: ms(n(16) + n(17)) };
+}
+
+/** CPU ms used so far by one process (its threads included). */
+export function processCpuMs(pid: number): number {
+  return procTimes(pid)?.own ?? 0;
+}
+
+/** The postmaster of the embedded cluster under `dataDir` (src/db/embedded.ts), if running here. */
+export function embeddedPostmasterPid(dataDir: string): number | null {
+  const state = join(dataDir, 'postgres.json');
+  if (!existsSync(state)) return null;
+  const { clusterDir } = JSON.parse(readFileSync(state, 'utf8')) as { clusterDir: string };
+  const pidFile = join(clusterDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return null;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  return Number.isInteger(pid) && pid > 0 ? pid : null;
+}
+
+/**
+ * CPU ms used so far by a PostgreSQL server: the postmaster, every live child (backends,
+ * WAL writer, checkpointer, autovacuum…) and the children that already exited.
+ */
+export function postgresCpuMs(postmasterPid: number): number {
+  const root = procTimes(postmasterPid);
+  if (!root) return 0;
+  let total = root.own + root.children;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const t = procTimes(Number(entry));
+    if (t && t.ppid === postmasterPid) total += t.own;
+  }
+  return total;
+}

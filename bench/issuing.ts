@@ -1,0 +1,184 @@
+/**
+ * The issuing part of `npm run bench` (issue 11): the signing bound measured in the same run,
+ * where one document's CPU goes in-process, the HTTP rows with CPU per document read from
+ * /proc, and the one-screen summary of every target the run measured.
+ */
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { issueRequestSchema } from '../src/dte/issue-request.ts';
+import type { IssuerInfo } from '../src/dte/model.ts';
+import { computeDocument } from '../src/dte/totals.ts';
+
+export interface IssuingRow {
+  instances: number;
+  concurrency: number;
+  docsPerSecond: number;
+  p50: number;
+  p99: number;
+  peakRssMb: number;
+  /** CPU ms per issued document: the Timbre process(es), PostgreSQL (all its processes). */
+  cpu: { node: number; pg: number };
+  failures: number;
+  duplicates: number;
+}
+
+/**
+ * CPU milliseconds per call of `f` (this thread's user + system time, not the wall clock), after
+ * a warm-up: what one core spends on it, which a busy machine changes far less than the time
+ * it takes.
+ */
+function msPerCall(n: number, f: () => unknown): number {
+  for (let i = 0; i < Math.min(20, n); i++) f();
+  const c0 = process.cpuUsage();
+  for (let i = 0; i < n; i++) f();
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1000 / n;
+}
+
+/**
+ * The signing bound of issue 11: pairs of the two RSA signatures every document needs (a
+ * 2048-bit RSA-SHA1 XMLDSig SignatureValue and a 512-bit RSA-SHA1 TED FRMT), one core,
+ * node:crypto, nothing else. No implementation can issue faster than this per core.
+ */
+export function rsaPairBound(): { perSecond: number; msPerPair: number } {
+  const cert = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+  const caf = generateKeyPairSync('rsa', { modulusLength: 512 }).privateKey;
+  const signedInfo = Buffer.alloc(480, 'S');
+  const dd = Buffer.alloc(420, 'D');
+  const ms = msPerCall(1000, () => {
+    sign('sha1', signedInfo, cert);
+    sign('sha1', dd, caf);
+  });
+  return { perSecond: 1000 / ms, msPerPair: ms };
+}
+
+/** CPU ms of totals and the document model for one request (the stage before signing). */
+export function computeCost(issuer: IssuerInfo, body: unknown): number {
+  const req = issueRequestSchema.parse(body);
+  return msPerCall(1000, () => computeDocument(req, { issuer, folio: 7, date: '2026-11-22' }));
+}
+
+/** The signing stage's steps (bench/signing.ts), CPU ms per document on one core. */
+export type StageSteps = { step: string; cpuMs: number }[];
+
+export interface Target {
+  name: string;
+  target: string;
+  measured: string;
+  /** null: not measured in this run. */
+  met: boolean | null;
+}
+
+/** The targets of the issuing rows (issue 11). */
+export function issuingTargets(rows: IssuingRow[], bound: { perSecond: number }): Target[] {
+  const one = rows.find((r) => r.instances === 1 && r.concurrency === 16);
+  const two = rows.find((r) => r.instances === 2 && r.concurrency === 16);
+  const worstRss = rows.length ? Math.max(...rows.map((r) => r.peakRssMb)) : Number.NaN;
+  const dup = rows.reduce((n, r) => n + r.duplicates, 0);
+  const cpu = one ? one.cpu.node + one.cpu.pg : Number.NaN;
+  return [
+    {
+      name: 'issue rate, 1 instance, concurrency 16',
+      target: `≥ 0.25 × signing bound (${(bound.perSecond * 0.25).toFixed(0)} docs/s)`,
+      measured: one
+        ? `${one.docsPerSecond.toFixed(0)} docs/s = ${(one.docsPerSecond / bound.perSecond).toFixed(3)} × bound`
+        : '—',
+      met: one ? one.docsPerSecond >= bound.perSecond * 0.25 : null,
+    },
+    {
+      name: 'p99 latency, 1 instance, concurrency 16',
+      target: '≤ 50 ms',
+      measured: one ? `${one.p99.toFixed(1)} ms` : '—',
+      met: one ? one.p99 <= 50 : null,
+    },
+    {
+      name: 'CPU per document (Timbre + PostgreSQL)',
+      target: '≤ 2.5 ms',
+      measured: one ? `${cpu.toFixed(2)} ms (${one.cpu.node.toFixed(2)} + ${one.cpu.pg.toFixed(2)})` : '—',
+      met: one && Number.isFinite(cpu) ? cpu <= 2.5 : null,
+    },
+    {
+      name: 'peak RSS per instance',
+      target: '≤ 300 MB',
+      measured: rows.length ? `${worstRss.toFixed(0)} MB` : '—',
+      met: rows.length ? worstRss <= 300 : null,
+    },
+    {
+      name: 'two instances vs one (concurrency 16)',
+      target: '≥ 0.9 ×, 0 duplicate folios',
+      measured: one && two ? `${(two.docsPerSecond / one.docsPerSecond).toFixed(2)} ×, ${dup} duplicate folios` : '—',
+      met: one && two ? two.docsPerSecond >= 0.9 * one.docsPerSecond && dup === 0 : null,
+    },
+  ];
+}
+
+/** The one-screen summary printed at the end of a run (and kept at the top of BENCHMARKS.md). */
+export function summaryTable(targets: Target[]): string {
+  const lines = targets.map(
+    (t) =>
+      `| ${t.name} | ${t.target} | ${t.measured} | ${t.met === null ? 'not measured in this run' : t.met ? 'met' : '**not met**'} |`,
+  );
+  return `| target | wanted | measured | |\n|---|---|---|---|\n${lines.join('\n')}\n`;
+}
+
+export interface IssuingSectionInput {
+  day: string;
+  load: string;
+  docs: number;
+  rows: IssuingRow[];
+  rowsMarkdown: string[];
+  failureNotes: string[];
+  bound: { perSecond: number; msPerPair: number };
+  signing: { perSecond: number; msPerDoc: number };
+  computeMs: number;
+  steps: StageSteps | null;
+  listDocuments: number | null;
+}
+
+/** Where one document's CPU goes, from the 1-instance, concurrency-16 row and the stage costs. */
+function breakdown(
+  row: IssuingRow | undefined,
+  computeMs: number,
+  steps: StageSteps | null,
+  bound: { msPerPair: number },
+): string {
+  if (!row) return '';
+  const parts = [
+    { step: 'totals and model', cpuMs: computeMs },
+    ...(steps ?? []).filter((s) => !s.step.startsWith('whole stage')),
+  ];
+  const inProcess = parts.reduce((n, p) => n + p.cpuMs, 0);
+  const rest = row.cpu.node - inProcess;
+  const total = row.cpu.node + row.cpu.pg;
+  const pct = (ms: number) => `${((ms / total) * 100).toFixed(0)} %`;
+  return `Where one document's CPU goes (1 instance, concurrency 16; the stages timed in CPU time of one core in the same run — bench/signing.ts, in a worker thread when issuing — and the rest by difference):
+
+| part | ms per document | share |
+|---|---|---|
+${parts.map((p) => `| ${p.step} | ${p.cpuMs.toFixed(2)} | ${pct(p.cpuMs)} |`).join('\n')}
+| the rest of Timbre: HTTP, JSON, zod, auth, pg driver, worker hand-off, event loop, GC | ${rest.toFixed(2)} | ${pct(rest)} |
+| PostgreSQL: the reservation and the one-statement write (indexes, triggers, WAL) | ${row.cpu.pg.toFixed(2)} | ${pct(row.cpu.pg)} |
+| **total** | **${total.toFixed(2)}** | |
+
+The two RSA signatures alone (the bound) are ${bound.msPerPair.toFixed(3)} ms of it.
+`;
+}
+
+export function issuingSection(x: IssuingSectionInput, history: string): string {
+  const one = x.rows.find((r) => r.instances === 1 && r.concurrency === 16);
+  return `## Issuing over HTTP (sandbox, 10-line type-33 facturas, ${x.docs} documents per row)
+
+Measured on ${x.day}; load average (1 / 5 / 15 min) ${x.load}. Every request authenticates its key, validates, computes totals, reserves a folio (one statement), builds the XML, stamps the TED, signs, re-reads and verifies the final bytes, and stores the document with its event in one statement. Load generator in a separate process on the same 2 cores. CPU per document is read from /proc for the Timbre process(es) and for every PostgreSQL process, over the timed run.${x.listDocuments ? ` The documents table already holds the ${x.listDocuments.toLocaleString('en')} rows of the list part.` : ''}
+
+The signing bound, measured in the same run in CPU time of one core: **${x.bound.perSecond.toFixed(0)} pairs/s** of the two RSA signatures a document needs (2048-bit RSA-SHA1 XMLDSig + 512-bit RSA-SHA1 TED, node:crypto alone; ${x.bound.msPerPair.toFixed(3)} ms a pair). With C14N and the XML around them, signing one document in-process: ${x.signing.perSecond.toFixed(0)} docs/s (wall clock).
+
+| instances | concurrency | docs/s | × bound | p50 ms | p99 ms | peak RSS MB (per instance) | CPU ms/doc Timbre | CPU ms/doc PostgreSQL | failures | duplicate folios |
+|---|---|---|---|---|---|---|---|---|---|---|
+${x.rowsMarkdown.join('\n')}
+${x.failureNotes.length ? `\nFailed requests (the first of each row) — their rows measure errors, not issuing:\n\n${x.failureNotes.map((n) => `- ${n}`).join('\n')}\n` : ''}
+${summaryTable(issuingTargets(x.rows, x.bound))}
+${breakdown(one, x.computeMs, x.steps, x.bound)}
+${history}
+
+The instances run the way \`npm start\` and the Dockerfile run them: compiled by \`tsc\` and run by plain node with a 192 MB old-generation heap (\`--max-old-space-size=192\`).
+`;
+}

@@ -1,0 +1,34 @@
+/**
+ * A worker thread of the signing pool (src/dte/signing/pool.ts): keeps the key material it is
+ * sent (once per key, until told to forget it) and runs the signing stage for each task.
+ */
+import { parentPort } from 'node:worker_threads';
+import { validateXml } from '../xsd.ts';
+import { type KeyPayload, KeyStore, type StageInput, type StageResult, signStage } from './stage.ts';
+
+export type ToWorker =
+  | { type: 'key'; key: KeyPayload }
+  | { type: 'forget'; id: string }
+  | { type: 'sign'; id: number; input: StageInput; certId: string; cafId: string };
+
+/** A task's result, or the message of what was thrown (a Timbre bug: the request fails with a 500). */
+export type FromWorker = { id: number; result: StageResult } | { id: number; error: string };
+
+const store = new KeyStore();
+
+parentPort?.on('message', (m: ToWorker) => {
+  if (m.type === 'key') store.add(m.key);
+  else if (m.type === 'forget') store.forget(m.id);
+  else {
+    let reply: FromWorker;
+    try {
+      reply = { id: m.id, result: signStage(m.input, store.keys(m.certId, m.cafId)) };
+    } catch (err) {
+      reply = { id: m.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+    }
+    parentPort?.postMessage(reply);
+  }
+});
+
+// Compile the DTE schema now, while the worker waits for its first task, not during it.
+validateXml(Buffer.from('<DTE/>'), 'DTE_v10.xsd');

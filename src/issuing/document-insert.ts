@@ -1,0 +1,192 @@
+/**
+ * The write of an issued document, as ONE SQL statement (issue 11): confirm the folio
+ * reservation, insert the document with its signed bytes, link the Idempotency-Key, queue the
+ * receiver's e-mail and the live submission, and write the `document.issued` event with its
+ * webhook deliveries. One statement is one implicit transaction: all of it commits or none of
+ * it does, and every part hangs on the confirmed reservation (`FROM doc`), so a reservation
+ * lost to another request inserts nothing and returns no row.
+ *
+ * Everything the rows hold is computed here before the statement (ids, timestamps, the event's
+ * payload), so the caller gets the stored `Document` without reading it back. The statement has
+ * a fixed text, prepared once per connection when run on the pool; the optional parts (e-mail,
+ * submission, Idempotency-Key) are switched off by their parameters, not by other SQL.
+ *
+ * The same statement runs inside a Prisma transaction when the issue has more to do atomically
+ * (voiding the referenced document, the folio-stock alert): see issue-document.ts.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Config } from '../config.ts';
+import type { DteDocument } from '../dte/model.ts';
+import { envelopeKindOf } from '../dte/envelope.ts';
+import type { IssueRequest } from '../dte/issue-request.ts';
+import type { Document, EmailMessage, Environment, Prisma } from '../generated/prisma/client.ts';
+import { documentView, searchable } from './document-view.ts';
+import { emailViewOf } from './email-view.ts';
+import type { FolioReservation } from './folios.ts';
+
+export interface DocumentInsert {
+  /** The document as stored (what `INSERT … RETURNING *` would give back). */
+  document: Document;
+  email: EmailMessage | null;
+  submissionId: string | null;
+  text: string;
+  values: unknown[];
+}
+
+const INSERT_SQL = `
+  WITH confirmed AS (
+    DELETE FROM folio_reservations WHERE id = $1::uuid AND token = $2::uuid RETURNING 1
+  ), doc AS (
+    INSERT INTO documents (id, issuer_id, environment, type, folio, caf_id, date, receiver_rut, receiver_name,
+                           search_text, net, exempt, vat, vat_rate, total, request, model, signed_xml, ted,
+                           public_token, estado_sii, submit_attempts, created_at, updated_at)
+    SELECT $3::uuid, $4::uuid, $5::"Environment", $6::int, $7::int, $8::uuid, $9::date, $10, $11,
+           $12, $13::bigint, $14::bigint, $15::bigint, $16::int, $17::bigint, $18::jsonb, $19::jsonb, $20::bytea, $21,
+           $22, $23, 0, $24::timestamptz, $24::timestamptz
+      FROM confirmed
+    RETURNING id, issuer_id
+  ), idem AS (
+    UPDATE idempotency_keys k SET document_id = doc.id FROM doc WHERE k.id = $25::uuid
+  ), email AS (
+    INSERT INTO email_messages (id, issuer_id, document_id, "to", state, attempts, next_run_at, created_at, updated_at)
+    SELECT $26::uuid, doc.issuer_id, doc.id, $27::text[], $28::"EmailState", 0, $29::timestamptz,
+           $24::timestamptz, $24::timestamptz
+      FROM doc WHERE $26::uuid IS NOT NULL
+  ), submission AS (
+    INSERT INTO submissions (id, issuer_id, document_id, service, envelope, envelope_sha256, state, attempts, polls,
+                             next_run_at, created_at, updated_at)
+    SELECT $30::uuid, doc.issuer_id, doc.id, $31, $32::bytea, $33, 'queued', 0, 0,
+           $24::timestamptz, $24::timestamptz, $24::timestamptz
+      FROM doc WHERE $30::uuid IS NOT NULL
+  ), ev AS (
+    INSERT INTO events (id, issuer_id, type, data, document_id, dedupe_key, created_at)
+    SELECT $34::uuid, doc.issuer_id, 'document.issued', $35::jsonb, doc.id, NULL, $29::timestamptz FROM doc
+    RETURNING id, issuer_id
+  ), fan AS (
+    INSERT INTO webhook_deliveries (id, issuer_id, event_id, endpoint_id, state, next_run_at, created_at)
+    SELECT gen_random_uuid(), ev.issuer_id, ev.id, w.id, 'pending', $29::timestamptz, $29::timestamptz
+      FROM ev JOIN webhook_endpoints w ON w.issuer_id = ev.issuer_id
+     WHERE w.enabled AND (cardinality(w.events) = 0 OR 'document.issued' = ANY (w.events))
+  )
+  SELECT id::text FROM doc`;
+
+export interface DocumentInsertInput {
+  config: Config;
+  issuer: { id: string; rut: string };
+  env: Environment;
+  date: string;
+  req: IssueRequest;
+  doc: DteDocument;
+  reservation: FolioReservation;
+  built: { ted: string; bytes: Buffer };
+  envelope: Buffer | null;
+  idempotencyId: string | null;
+  /** Receiver e-mail addresses named by the request (none: no e-mail row). */
+  emailTo: string[];
+  /** The e-mail row's state when there is one (email-queue.ts decides it). */
+  emailState: EmailMessage['state'];
+  /** The service clock (events and due times); row timestamps are the real time, as Prisma's. */
+  now: Date;
+}
+
+/** The statement and the rows it will write, computed in full before it runs. */
+export function documentInsert(input: DocumentInsertInput): DocumentInsert {
+  const { issuer, env, doc, reservation, built, envelope, now } = input;
+  const written = new Date();
+  const receiverName = doc.receiver.name ?? '';
+  const document: Document = {
+    id: randomUUID(),
+    issuerId: issuer.id,
+    environment: env,
+    type: doc.type,
+    folio: doc.folio,
+    cafId: reservation.cafId,
+    date: new Date(`${input.date}T00:00:00Z`),
+    receiverRut: doc.receiver.rut,
+    receiverName,
+    searchText: searchable(`${doc.receiver.rut} ${receiverName}`),
+    net: BigInt(doc.totals.net),
+    exempt: BigInt(doc.totals.exempt),
+    vat: BigInt(doc.totals.vat),
+    vatRate: doc.totals.vatRate,
+    total: BigInt(doc.totals.total),
+    request: input.req as unknown as Prisma.JsonValue,
+    model: doc as unknown as Prisma.JsonValue,
+    signedXml: new Uint8Array(built.bytes),
+    ted: built.ted,
+    publicToken: randomBytes(24).toString('base64url'),
+    estadoSii: env === 'sandbox' ? 'local' : 'pendiente',
+    siiCode: null,
+    siiGlosa: null,
+    trackId: null,
+    siiCheckedAt: null,
+    submittedAt: null,
+    submitAttempts: 0,
+    lastSubmitError: null,
+    voidedById: null,
+    createdAt: written,
+    updatedAt: written,
+  };
+  const email: EmailMessage | null =
+    input.emailTo.length > 0
+      ? {
+          id: randomUUID(),
+          issuerId: issuer.id,
+          documentId: document.id,
+          to: input.emailTo,
+          state: input.emailState,
+          attempts: 0,
+          nextRunAt: now,
+          leaseUntil: null,
+          lastError: null,
+          messageId: null,
+          sentAt: null,
+          createdAt: written,
+          updatedAt: written,
+        }
+      : null;
+  const submissionId = envelope ? randomUUID() : null;
+  const eventData = {
+    ...documentView(input.config, issuer.rut, document),
+    email: emailViewOf(email),
+    sii: env === 'live' ? { estado: null, glosa: null, track_id: null } : null,
+  };
+  const values: unknown[] = [
+    reservation.id,
+    reservation.token,
+    document.id,
+    issuer.id,
+    env,
+    document.type,
+    document.folio,
+    document.cafId,
+    input.date,
+    document.receiverRut,
+    receiverName,
+    document.searchText,
+    String(doc.totals.net),
+    String(doc.totals.exempt),
+    String(doc.totals.vat),
+    doc.totals.vatRate,
+    String(doc.totals.total),
+    JSON.stringify(input.req),
+    JSON.stringify(doc),
+    built.bytes,
+    built.ted,
+    document.publicToken,
+    document.estadoSii,
+    written.toISOString(),
+    input.idempotencyId,
+    email?.id ?? null,
+    input.emailTo,
+    input.emailState,
+    now.toISOString(),
+    submissionId,
+    envelope ? envelopeKindOf(doc.type) : null,
+    envelope,
+    envelope ? createHash('sha256').update(envelope).digest('hex') : null,
+    randomUUID(),
+    JSON.stringify(eventData),
+  ];
+  return { document, email, submissionId, text: INSERT_SQL, values };
+}
