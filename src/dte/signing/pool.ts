@@ -135,9 +135,19 @@ interface Slot {
   keys: KeyTracker;
 }
 
+/** Old-generation heap of a compiled signing worker, MB. */
+const WORKER_HEAP_MB = 64;
+
 /** A worker running worker.ts: the compiled `.js`, or the `.ts` through tsx's loader. */
 function startWorker(): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./worker.js', import.meta.url));
+  // A worker holds keys and libxml2 (whose memory is outside the JS heap), not documents: its
+  // heap is capped well below the main thread's, so the instance keeps to its memory budget
+  // (a worker past the cap dies, and only its document fails: see the crash handling below).
+  if (!import.meta.url.endsWith('.ts')) {
+    return new Worker(new URL('./worker.js', import.meta.url), {
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: 8 },
+    });
+  }
   const tsx = import.meta.resolve('tsx/esm/api');
   const entry = new URL('./worker.ts', import.meta.url).href;
   const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(entry)}); });`;
