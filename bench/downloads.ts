@@ -15,6 +15,7 @@ import { computeDocument } from '../src/dte/totals.ts';
 import { verifyStoredDte } from '../src/dte/verify-stored.ts';
 import { encodeLatin1, signDte, withXmlDeclaration } from '../src/dte/xmldsig.ts';
 import { validateDte } from '../src/dte/xsd.ts';
+import { BENCH_ISSUER } from './fixtures.ts';
 
 export interface DownloadsReport {
   firstRenderMs: number;
@@ -118,18 +119,7 @@ async function listWhileDownloading(
 
 /** The verification of the stored bytes next to what signing costs, in-process, one core. */
 function verifyCost(): DownloadsReport['verify'] {
-  const issuer = {
-    rut: '76086428-5',
-    name: 'Comercial Demo Ñuñoa SpA',
-    giro: 'Venta al por menor',
-    acteco: ['475201'],
-    address: 'Av. Irarrázaval 1234',
-    comuna: 'Ñuñoa',
-    city: 'Santiago',
-    vatRate: 19,
-    resolutionDate: '2014-08-22',
-    resolutionNumber: 80,
-  };
+  const issuer = BENCH_ISSUER;
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
   const caf = parseCaf(
     generateCaf({

@@ -45,6 +45,7 @@ import {
   type Target,
 } from './issuing.ts';
 import { signingStageBenchmark, signingStageSection } from './signing.ts';
+import { BENCH_ISSUER } from './fixtures.ts';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 1500);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '16,64').split(',').map(Number);
@@ -64,18 +65,7 @@ const WEBHOOKS = ['1', 'true', 'yes'].includes(process.env.BENCH_WEBHOOKS ?? '')
 /** Folios a sandbox range request may ask for at once (POST folios_sii). */
 const FOLIO_REQUEST_MAX = 10_000;
 
-const ISSUER = {
-  rut: '76086428-5',
-  name: 'Comercial Demo Ñuñoa SpA',
-  giro: 'Venta al por menor',
-  acteco: ['475201'],
-  address: 'Av. Irarrázaval 1234',
-  comuna: 'Ñuñoa',
-  city: 'Santiago',
-  vatRate: 19,
-  resolutionDate: '2014-08-22',
-  resolutionNumber: 80,
-};
+const ISSUER = BENCH_ISSUER;
 
 function tenLineFactura() {
   return {

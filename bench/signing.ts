@@ -21,23 +21,13 @@ import { buildTed } from '../src/dte/ted.ts';
 import { computeDocument } from '../src/dte/totals.ts';
 import { verifyStoredDte } from '../src/dte/verify-stored.ts';
 import { encodeLatin1, signDte, withXmlDeclaration } from '../src/dte/xmldsig.ts';
+import { BENCH_ISSUER } from './fixtures.ts';
 
 const DOCS = Number(process.env.BENCH_SIGN_DOCS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_SIGN_ROUNDS ?? 3);
 const TIMESTAMP = '2026-11-22T10:00:00';
 
-const ISSUER = {
-  rut: '76086428-5',
-  name: 'Comercial Demo Ñuñoa SpA',
-  giro: 'Venta al por menor',
-  acteco: ['475201'],
-  address: 'Av. Irarrázaval 1234',
-  comuna: 'Ñuñoa',
-  city: 'Santiago',
-  vatRate: 19,
-  resolutionDate: '2014-08-22',
-  resolutionNumber: 80,
-};
+const ISSUER = BENCH_ISSUER;
 
 function tenLineFactura(i: number) {
   return {
