@@ -792,13 +792,20 @@ Measured on ${day}. Letter p50 **${pdf.letterP50.toFixed(1)} ms** (p99 ${pdf.p99
         ]
       : []),
   ];
+  const previous = existsSync('BENCHMARKS.md') ? reportSections(readFileSync('BENCHMARKS.md', 'utf8')) : {};
+  // A partial run (BENCH_ONLY=…) keeps the earlier rows of the targets it did not measure.
+  const measured = new Set(targets.map((t) => t.name));
+  const earlierRows = (previous.summary ?? '')
+    .split('\n')
+    .filter((l) => /^\| [^-\s]/.test(l) && !l.startsWith('| target'))
+    .filter((l) => !measured.has(l.split('|')[1]?.trim() ?? ''));
+  const table = summaryTable(targets);
   const summary = `## Summary of the last run
 
-\`npm run bench\` on ${day}, load average (1 / 5 / 15 min) ${fmtLoad(loadavg())} at the end. Targets the run measured; sections it did not re-run keep their earlier figures below.
+\`npm run bench\` on ${day}, load average (1 / 5 / 15 min) ${fmtLoad(loadavg())} at the end. Targets the run measured${earlierRows.length ? '; the rows after them are from an earlier run (this one did not measure them)' : ''}; sections it did not re-run keep their earlier figures below.
 
-${summaryTable(targets)}`;
+${table}${earlierRows.length ? `${earlierRows.join('\n')}\n` : ''}`;
   fresh.summary = summary;
-  const previous = existsSync('BENCHMARKS.md') ? reportSections(readFileSync('BENCHMARKS.md', 'utf8')) : {};
   const body = SECTION_KEYS.map(
     (k) => fresh[k] ?? previous[k] ?? `## ${SECTION_TITLES[k]}\n\nNot measured yet (skipped in the last run).\n`,
   );
