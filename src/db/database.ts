@@ -44,14 +44,6 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
   }
   const pool = new pg.Pool({ connectionString: url, max: opts.poolMax ?? config.DB_POOL_MAX });
   pool.on('error', () => {}); // idle-client errors (server restarts) surface on the next query instead
-  pool.on('connect', (client) => {
-    // Starting parallel workers costs PostgreSQL several ms per query on small machines, more
-    // than the default cost (1000) assumes: a list count with `q` and a date range went parallel
-    // and took 15 ms instead of 8. At 5000 only the large scans (an unselective `q` over months)
-    // still go parallel, where it pays (BENCHMARKS.md, "Listing"). Queued before any other query
-    // on the connection.
-    client.query('SET parallel_setup_cost = 5000').catch(() => {});
-  });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const { key } = resolveMasterKey(config.TIMBRE_MASTER_KEY, config.dataDir);
   const secrets = createSecretBox(key);
