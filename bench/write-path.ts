@@ -38,6 +38,7 @@ import { ensureEmbeddedPostgres } from '../src/db/embedded.ts';
 import { applyMigrations, MIGRATIONS_DIR } from '../src/db/migrate.ts';
 import { computeDv } from '../src/dte/rut.ts';
 import { searchable } from '../src/issuing/document-view.ts';
+import { BENCH_ISSUER } from './fixtures.ts';
 
 const INSERTS = Number(process.env.WRITE_PATH_INSERTS ?? 2000);
 const ROUNDS = Number(process.env.WRITE_PATH_ROUNDS ?? 3);
@@ -221,17 +222,8 @@ async function issueTemplates(url: string, dataDir: string): Promise<Template[]>
   const app = await buildApp({ config, db, logger: pino({ level: 'warn' }) });
   await app.ready();
   try {
-    const issuer = await createIssuer(app.ctx, {
-      rut: '76086428-5',
-      name: 'Comercial Demo Ñuñoa SpA',
-      giro: 'Venta al por menor',
-      acteco: ['475201'],
-      address: 'Av. Irarrázaval 1234',
-      comuna: 'Ñuñoa',
-      city: 'Santiago',
-      resolutionDate: '2014-08-22',
-      resolutionNumber: 80,
-    });
+    const { vatRate: _vatRate, ...fields } = BENCH_ISSUER;
+    const issuer = await createIssuer(app.ctx, fields);
     const { key } = await createApiKey(app.ctx, { rut: issuer.rut, role: 'owner' });
     const receiver = {
       rut: '76354771-K',
