@@ -63,3 +63,60 @@ export function postgresCpuMs(postmasterPid: number): number {
   }
   return total;
 }
+
+/** CPU ms of one process split by thread and by mode: what its main thread did, and the rest. */
+export interface ThreadSplit {
+  /** The main thread (the event loop): user and system (kernel) time. */
+  main: { user: number; system: number };
+  /** Every other thread: the signing workers, libuv's pool, V8's GC and compiler helpers. */
+  others: { user: number; system: number };
+}
+
+/**
+ * The split of a live process's CPU by thread (/proc/PID/task): the thread whose id is the
+ * process id is the main thread. Threads that already exited are not counted (the signing
+ * workers live as long as the process).
+ */
+export function threadSplit(pid: number): ThreadSplit {
+  const split: ThreadSplit = { main: { user: 0, system: 0 }, others: { user: 0, system: 0 } };
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return split;
+  }
+  for (const tid of tasks) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const part = Number(tid) === pid ? split.main : split.others;
+    part.user += (Number(fields[14 - 3]) * 1000) / TICKS_PER_SECOND;
+    part.system += (Number(fields[15 - 3]) * 1000) / TICKS_PER_SECOND;
+  }
+  return split;
+}
+
+/** `after - before`, per document. */
+export function splitPerDoc(before: ThreadSplit, after: ThreadSplit, docs: number): ThreadSplit {
+  const d = (a: number, b: number) => (a - b) / docs;
+  return {
+    main: { user: d(after.main.user, before.main.user), system: d(after.main.system, before.main.system) },
+    others: { user: d(after.others.user, before.others.user), system: d(after.others.system, before.others.system) },
+  };
+}
+
+/** Splits added up (several instances). */
+export function sumSplits(splits: ThreadSplit[]): ThreadSplit {
+  const sum: ThreadSplit = { main: { user: 0, system: 0 }, others: { user: 0, system: 0 } };
+  for (const s of splits) {
+    sum.main.user += s.main.user;
+    sum.main.system += s.main.system;
+    sum.others.user += s.others.user;
+    sum.others.system += s.others.system;
+  }
+  return sum;
+}

@@ -16,6 +16,7 @@ import { verifyStoredDte } from '../src/dte/verify-stored.ts';
 import { encodeLatin1, signDte, withXmlDeclaration } from '../src/dte/xmldsig.ts';
 import { validateDte } from '../src/dte/xsd.ts';
 import { BENCH_ISSUER } from './fixtures.ts';
+import { percentile } from './harness.ts';
 
 export interface DownloadsReport {
   firstRenderMs: number;
@@ -29,11 +30,6 @@ export interface DownloadsReport {
   listWhileRepeatNoMemory: { p50: number; p99: number; downloads: number };
   listWhileFirst: { p50: number; p99: number; downloads: number };
   verify: { msPerDoc: number; xsdOnlyMs: number; signMs: number };
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 const boleta = (n: number, tag: string) => ({

@@ -5,6 +5,7 @@
  * after a warm-up, and each case reports p50/p99 and the `total` it answered.
  */
 import type pg from 'pg';
+import { percentile } from './harness.ts';
 
 export interface ListCase {
   label: string;
@@ -66,10 +67,6 @@ export function countCases(today: string): Array<{ label: string; where: string 
       where: `type = 33 AND estado_sii = 'aceptado' AND date BETWEEN '${from}' AND '${to}'`,
     },
   ];
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 export async function measureList(

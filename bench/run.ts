@@ -12,11 +12,11 @@
  * (1: measure what one configured webhook endpoint costs issuing; default off; BENCH_WEBHOOK_PAIRS
  * pairs of rounds, default 4).
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import pg from 'pg';
@@ -34,7 +34,7 @@ import { santiagoDate } from '../src/dte/chile-time.ts';
 import { countCases, type ListMeasure, listCases, measureList, timeCountStar } from './list.ts';
 import { seedDocuments } from './seed-documents.ts';
 import { downloadsBenchmark, downloadsSection } from './downloads.ts';
-import { embeddedPostmasterPid, postgresCpuMs, processCpuMs } from './cpu.ts';
+import { embeddedPostmasterPid, postgresCpuMs, processCpuMs, splitPerDoc, sumSplits, threadSplit } from './cpu.ts';
 import {
   computeCost,
   type IssuingRow,
@@ -46,6 +46,7 @@ import {
 } from './issuing.ts';
 import { signingStageBenchmark, signingStageSection } from './signing.ts';
 import { BENCH_ISSUER } from './fixtures.ts';
+import { api, cli, ensureFolios, load, percentile, startServer, tenLineFactura } from './harness.ts';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 1500);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '16,64').split(',').map(Number);
@@ -57,39 +58,11 @@ const LIST_DOCS = Number(process.env.BENCH_LIST_DOCS ?? 1_000_000);
 const LIST_REQUESTS = Number(process.env.BENCH_LIST_REQUESTS ?? 300);
 const ONLY_DOWNLOADS = process.env.BENCH_ONLY === 'downloads';
 const ONLY_ISSUING = process.env.BENCH_ONLY === 'issuing';
-/** A directory: each server process writes a V8 CPU profile there (`--cpu-prof`) when it exits. */
-const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF;
 /** BENCH_ONLY=list: only the list section (the other sections of BENCHMARKS.md are kept). */
 const ONLY_LIST = process.env.BENCH_ONLY === 'list';
 const WEBHOOKS = ['1', 'true', 'yes'].includes(process.env.BENCH_WEBHOOKS ?? '');
-/** Folios a sandbox range request may ask for at once (POST folios_sii). */
-const FOLIO_REQUEST_MAX = 10_000;
 
 const ISSUER = BENCH_ISSUER;
-
-function tenLineFactura() {
-  return {
-    type: 33,
-    receiver: {
-      rut: '76354771-K',
-      name: 'Distribuidora Ñandú Ltda.',
-      activity: 'Comercio',
-      address: 'Av. Italia 123',
-      comuna: 'Providencia',
-      city: 'Santiago',
-    },
-    items: Array.from({ length: 10 }, (_, i) => ({
-      name: `Artículo de ferretería Nº ${i + 1}`,
-      qty: i + 1,
-      price: 1350 + i * 10,
-    })),
-  };
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 /** A sandbox-style CAF (type 33) for the pure measurements, signed by a throwaway key. */
 function benchCaf() {
@@ -165,159 +138,6 @@ async function pdfRender(): Promise<{ p50: number; p99: number; letterP50: numbe
     letterP50: percentile(letter, 50),
     rollP50: percentile(roll, 50),
   };
-}
-
-interface Server {
-  proc: ChildProcess;
-  port: number;
-  peakRss: number;
-  stop(): Promise<void>;
-}
-
-/**
- * A port nobody listens on. Fixed ports are not safe on a shared machine: with another run's
- * server already on one, the health check would pass against that server and every request
- * would go to a different database.
- */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((r) => probe.close(r));
-  return port;
-}
-
-async function startServer(env: Record<string, string>): Promise<Server> {
-  const port = await freePort();
-  // What `npm start` and the Dockerfile run: the compiled service under plain node.
-  const profile = CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROFILE_DIR)}`] : [];
-  const proc = spawn(process.execPath, ['--max-old-space-size=192', ...profile, 'dist/server.js'], {
-    env: {
-      ...process.env,
-      ...env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      TIMBRE_DEMO: 'false',
-      RATE_LIMIT_PER_MINUTE: '10000000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let err = '';
-  proc.stderr?.on('data', (c) => {
-    err += String(c);
-  });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      const r = await fetch(`http://127.0.0.1:${port}/health`);
-      if (r.ok && proc.exitCode === null) break;
-    } catch {}
-    if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`server did not start: ${err}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  const server: Server = {
-    proc,
-    port,
-    peakRss: 0,
-    async stop() {
-      proc.kill('SIGTERM');
-      await new Promise((r) => proc.once('exit', r));
-    },
-  };
-  const sampler = setInterval(() => {
-    try {
-      const status = readFileSync(`/proc/${proc.pid}/status`, 'utf8');
-      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-      server.peakRss = Math.max(server.peakRss, kb * 1024);
-    } catch {}
-  }, 100);
-  proc.once('exit', () => clearInterval(sampler));
-  return server;
-}
-
-async function cli(env: Record<string, string>, ...args: string[]): Promise<any> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args, '--json'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  proc.stdout.on('data', (c) => {
-    out += String(c);
-  });
-  proc.stderr.on('data', (c) => {
-    err += String(c);
-  });
-  const code = await new Promise<number>((r) => proc.once('exit', (c) => r(c ?? 1)));
-  if (code !== 0) throw new Error(`cli ${args.join(' ')} failed: ${err}`);
-  return JSON.parse(out);
-}
-
-async function load(ports: number[], key: string, rut: string, docs: number, concurrency: number) {
-  const body = JSON.stringify(tenLineFactura());
-  const latencies: number[] = [];
-  let next = 0;
-  let failures = 0;
-  let firstFailure: string | undefined;
-  const folios: number[] = [];
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async (_, w) => {
-      for (;;) {
-        const i = next++;
-        if (i >= docs) return;
-        const port = ports[(w + i) % ports.length];
-        const s = performance.now();
-        const res = await fetch(`http://127.0.0.1:${port}/api/${rut}/emitir`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body,
-        });
-        const json = (await res.json()) as { folio?: number; code?: string; error?: string };
-        latencies.push(performance.now() - s);
-        if (res.status !== 200 || !json.folio) {
-          failures++;
-          // A failed request is fast and would flatter the figures: say why, once per run.
-          firstFailure ??= `${res.status} ${json.code}: ${json.error}`;
-        } else folios.push(json.folio);
-      }
-    }),
-  );
-  const seconds = (performance.now() - t0) / 1000;
-  latencies.sort((a, b) => a - b);
-  return {
-    docsPerSecond: docs / seconds,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    failures,
-    firstFailure,
-    duplicates: folios.length - new Set(folios).size,
-  };
-}
-
-async function api(port: number, key: string, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  const json = await res.json();
-  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-/**
- * Sandbox folios for the issuing runs: the range generated on first use holds 1000, fewer than
- * a run issues, and running out would turn every later request into a fast 422.
- */
-async function ensureFolios(port: number, key: string, rut: string, type: number, needed: number) {
-  for (let got = 0; got < needed; got += FOLIO_REQUEST_MAX) {
-    await api(port, key, 'POST', `/api/${rut}/folios_sii`, {
-      tipo_dte: type,
-      cantidad: Math.min(FOLIO_REQUEST_MAX, needed - got),
-    });
-  }
 }
 
 /** One document of each listed type really issued through the API: the seeded rows copy them. */
@@ -661,6 +481,7 @@ async function main() {
         const postmaster = pgHandle ? embeddedPostmasterPid(dataDir) : null;
         const cpuNow = () => ({
           node: servers.reduce((sum, s) => sum + processCpuMs(s.proc.pid!), 0),
+          threads: servers.map((s) => threadSplit(s.proc.pid!)),
           pg: postmaster ? postgresCpuMs(postmaster) : Number.NaN,
           client: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
         });
@@ -677,6 +498,7 @@ async function main() {
           node: (cpu1.node - cpu0.node) / DOCS,
           pg: (cpu1.pg - cpu0.pg) / DOCS,
           client: (cpu1.client - cpu0.client) / DOCS,
+          threads: sumSplits(cpu0.threads.map((t0, i) => splitPerDoc(t0, cpu1.threads[i]!, DOCS))),
         };
         console.log({ cpuPerDoc });
         if (r.firstFailure) failureNotes.push(`${instances} instance(s), concurrency ${c}: ${r.firstFailure}`);
@@ -690,6 +512,8 @@ async function main() {
           p99: r.p99,
           peakRssMb: rss / 2 ** 20,
           cpu: { node: cpuPerDoc.node, pg: cpuPerDoc.pg },
+          threads: cpuPerDoc.threads,
+          clientMs: cpuPerDoc.client,
           failures: r.failures,
           duplicates: r.duplicates,
         });
