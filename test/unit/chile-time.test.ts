@@ -1,0 +1,31 @@
+/**
+ * Santiago dates and timestamps (src/dte/chile-time.ts), which keep the fields of the last
+ * second asked for: every answer is the one of its own instant, across DST changes and
+ * between calls in the same second.
+ */
+import { describe, expect, it } from 'vitest';
+import { santiagoDate, santiagoTimestamp } from '../../src/dte/chile-time.ts';
+
+describe('Santiago time', () => {
+  it('gives each instant its own local date and time, whatever was asked just before', () => {
+    const cases: Array<[string, string]> = [
+      // Summer time (UTC-3), 23:59:59 local: UTC has moved to the next day already.
+      ['2026-01-16T02:59:59.999Z', '2026-01-15T23:59:59'],
+      ['2026-01-16T03:00:00.000Z', '2026-01-16T00:00:00'],
+      // Winter time (UTC-4).
+      ['2026-07-01T03:59:59.000Z', '2026-06-30T23:59:59'],
+      ['2026-07-01T04:00:00.000Z', '2026-07-01T00:00:00'],
+      // The same second again, then a millisecond later in it: the same answer.
+      ['2026-07-01T04:00:00.999Z', '2026-07-01T00:00:00'],
+      ['2026-01-16T02:59:59.000Z', '2026-01-15T23:59:59'],
+    ];
+    for (const [utc, local] of cases) {
+      expect(santiagoTimestamp(new Date(utc)), utc).toBe(local);
+      expect(santiagoDate(new Date(utc)), utc).toBe(local.slice(0, 10));
+    }
+  });
+
+  it('still refuses an invalid date', () => {
+    expect(() => santiagoDate(new Date(Number.NaN))).toThrow(RangeError);
+  });
+});
