@@ -73,6 +73,14 @@ interface ReservationInput {
  * range's row lock PostgreSQL re-checks its WHERE clause on the new row version; if that
  * range just ran out the statement yields nothing, and a retry finds the next range. The
  * stock is read from the statement's snapshot, before its own bump (hence `- bumped`).
+ *
+ * The statement commits without waiting for its WAL to reach the disk (`synchronous_commit`
+ * off for its own transaction only, `set_config(…, true)`). The range's row lock is held until
+ * commit, so with a synchronous commit every request of an issuer and type queued behind the
+ * previous one's disk flush. Nothing is lost by it: WAL is flushed in order, so the write that
+ * stores a document with this folio (synchronous, document-insert.ts) cannot reach the disk
+ * before this reservation does; a crash that loses the reservation loses no stored document,
+ * and its folio is handed out again. The caller has not been told of any folio by then.
  */
 const RESERVE_SQL = `
   WITH reclaimed AS (
@@ -114,10 +122,11 @@ const RESERVE_SQL = `
     SELECT coalesce(sum(CASE WHEN expires_at IS NULL OR expires_at >= $7::date
                              THEN greatest(range_to - next_folio + 1, 0) ELSE 0 END), 0)::int AS available,
            (array_agg(range_to - range_from + 1 ORDER BY authorised_at DESC, range_from DESC))[1]::int AS last_size
-      FROM cafs WHERE issuer_id = $3::uuid AND environment = $4::"Environment" AND type = $5::int)
+      FROM cafs WHERE issuer_id = $3::uuid AND environment = $4::"Environment" AND type = $5::int),
+  relaxed AS (SELECT set_config('synchronous_commit', 'off', true) AS synchronous_commit)
   SELECT t.id::text, t.caf_id::text, t.folio,
          stock.available - (SELECT count(*) FROM bumped)::int AS available, stock.last_size
-    FROM (SELECT id, caf_id, folio FROM reclaimed UNION ALL SELECT id, caf_id, folio FROM fresh) t, stock`;
+    FROM (SELECT id, caf_id, folio FROM reclaimed UNION ALL SELECT id, caf_id, folio FROM fresh) t, stock, relaxed`;
 
 /**
  * Reserves a folio: an abandoned one of this issuer and type first (lowest first), else the

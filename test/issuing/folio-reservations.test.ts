@@ -116,4 +116,15 @@ describe('folio reservations', () => {
     expect(await issueFolio(issuer, api)).toBe(slow.folio);
     await expectContiguous(issuer);
   });
+
+  it('a reservation skips the wait for the disk in its own transaction only: the document write still waits', async () => {
+    // One connection, so the statement that follows runs where the reservation ran.
+    const one = await buildTestApp({ env: { DB_POOL_MAX: '1' }, clock });
+    const { issuer } = await createTestTenant(one);
+    await ensureSandboxCaf(one.ctx, issuer, 33);
+    const reservation = await reserveFolio(one.ctx, input(issuer));
+    expect(reservation.folio).toBe(1);
+    const { rows } = await one.ctx.db.pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
+    expect(rows[0]?.synchronous_commit).toBe('on');
+  });
 });
