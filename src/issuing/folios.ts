@@ -56,6 +56,11 @@ export interface FolioReservation {
    * the size of the newest range: whether the issue must check `folios.low` (folio-alerts.ts).
    */
   stock: { available: number; lastRangeSize: number };
+  /**
+   * Whether the issuer has an imported certificate, read by the same statement: a sandbox issuer
+   * signing with its generated certificate learns it here instead of in a statement of its own.
+   */
+  hasImportedCertificate: boolean;
 }
 
 interface ReservationInput {
@@ -72,7 +77,8 @@ interface ReservationInput {
  * the next folio of the oldest usable range; plus the stock left. After waiting for the
  * range's row lock PostgreSQL re-checks its WHERE clause on the new row version; if that
  * range just ran out the statement yields nothing, and a retry finds the next range. The
- * stock is read from the statement's snapshot, before its own bump (hence `- bumped`).
+ * stock is read from the statement's snapshot, before its own bump (hence `- bumped`). It also
+ * says whether the issuer has an imported certificate (see `signingCertificate`).
  *
  * The statement commits without waiting for its WAL to reach the disk (`synchronous_commit`
  * off for its own transaction only, `set_config(…, true)`). The range's row lock is held until
@@ -125,7 +131,8 @@ const RESERVE_SQL = `
       FROM cafs WHERE issuer_id = $3::uuid AND environment = $4::"Environment" AND type = $5::int),
   relaxed AS (SELECT set_config('synchronous_commit', 'off', true) AS synchronous_commit)
   SELECT t.id::text, t.caf_id::text, t.folio,
-         stock.available - (SELECT count(*) FROM bumped)::int AS available, stock.last_size
+         stock.available - (SELECT count(*) FROM bumped)::int AS available, stock.last_size,
+         EXISTS (SELECT 1 FROM certificates WHERE issuer_id = $3::uuid AND kind = 'imported') AS has_imported_certificate
     FROM (SELECT id, caf_id, folio FROM reclaimed UNION ALL SELECT id, caf_id, folio FROM fresh) t, stock, relaxed`;
 
 /**
@@ -145,6 +152,7 @@ export async function reserveFolio(ctx: AppContext, input: ReservationInput): Pr
       folio: number;
       available: number;
       last_size: number | null;
+      has_imported_certificate: boolean;
     }>({
       name: 'reserve-folio',
       text: RESERVE_SQL,
@@ -158,6 +166,7 @@ export async function reserveFolio(ctx: AppContext, input: ReservationInput): Pr
         folio: row.folio,
         token,
         stock: { available: row.available, lastRangeSize: row.last_size ?? 0 },
+        hasImportedCertificate: row.has_imported_certificate,
       };
     }
     const left = await prisma.$queryRaw<{ n: number }[]>`

@@ -1,11 +1,11 @@
 /**
  * Issuing a document: the pipeline of STYLE §7, top to bottom.
  *
- *   validate (route, zod) → compute totals → check certificate, configuration and references →
- *   reserve folio (one autocommit statement) → build XML, stamp TED, sign, XSD-validate (no
- *   transaction open, so requests sign in parallel) → persist (one transaction: confirm the
- *   folio, insert the document, void the referenced one, queue the live submission) →
- *   submit (live, after commit)
+ *   validate (route, zod) → compute totals → check certificate (live), configuration and
+ *   references → reserve folio (one autocommit statement) → build XML, stamp TED, sign,
+ *   XSD-validate (no transaction open, so requests sign in parallel) → persist (one
+ *   transaction: confirm the folio, insert the document, void the referenced one, queue the
+ *   live submission) → submit (live, after commit)
  *
  * Everything that can fail because of the request happens before the folio is reserved. From
  * the reservation on, any failure (signing, XSD, the transaction) releases the reserved folio at
@@ -82,7 +82,11 @@ export async function issueDocument(
     ufClp: ctx.config.UF_CLP,
     ...(ctx.config.SII_SOFTWARE_PROVIDER_RUT && { softwareProviderRut: ctx.config.SII_SOFTWARE_PROVIDER_RUT }),
   });
-  const { cert } = await signingCertificate(ctx, issuer, env === 'live');
+  // Live: the certificate must be valid before a folio is taken (422 otherwise). Sandbox always
+  // has one (its generated certificate when none was imported), and whether one was imported
+  // comes with the folio reservation, a round trip fewer, unless the list is already in memory.
+  const certificateNow = env === 'live' || ctx.caches.certificateList(issuer.id) !== undefined;
+  const early = certificateNow ? (await signingCertificate(ctx, issuer, env === 'live')).cert : null;
   if (env === 'live') assertLiveConfigured(issuer);
   const { voided, target } = await checkReferences(ctx, issuer, env, computed);
   const draft: DteDocument =
@@ -105,6 +109,9 @@ export async function issueDocument(
     try {
       // Outside any transaction: stamping and signing run in parallel across requests.
       const doc: DteDocument = { ...draft, folio: reservation.folio };
+      const cert =
+        early ??
+        (await signingCertificate(ctx, issuer, false, { hasImported: reservation.hasImportedCertificate })).cert;
       const built = await buildSigned(ctx, { doc, cafId: reservation.cafId, cert, env, timestamp });
       const envelope = env === 'live' ? await buildSubmissionEnvelope(ctx, issuer, built.bytes, doc.type) : null;
       stored = await persistDocument(ctx, { issuer, env, date, req, doc, reservation, built, envelope, voided, opts });

@@ -47,26 +47,39 @@ function certificateMaterial(ctx: AppContext, row: Certificate): SigningCertific
 /**
  * The issuer's imported certificates, newest first. Reused while the change feed is heard (an
  * import anywhere drops it at once, src/caches.ts), which saves a query on every issue;
- * validity dates are still checked on every use. "None" is never cached.
+ * validity dates are still checked on every use. "None" is never cached, so it is asked on
+ * every issue — unless the caller already read it from the database in the same request
+ * (`known`: the folio reservation reads it, src/issuing/folios.ts).
  */
-async function importedCertificates(ctx: AppContext, issuerId: string): Promise<Certificate[]> {
+async function importedCertificates(
+  ctx: AppContext,
+  issuerId: string,
+  known?: KnownCertificates,
+): Promise<Certificate[]> {
   const cached = ctx.caches.certificateList(issuerId);
   if (cached) return cached;
+  if (known?.hasImported === false) return [];
   const snapshot = ctx.caches.snapshot();
-  // "None" (every sandbox issuer that signs with its generated certificate) is never cached,
-  // so it is asked on every issue: by the cheapest statement, prepared once per connection.
-  const any = await ctx.db.pool.query({
-    name: 'has-imported-certificate',
-    text: "SELECT 1 FROM certificates WHERE issuer_id = $1::uuid AND kind = 'imported' LIMIT 1",
-    values: [issuerId],
-  });
-  if (any.rowCount === 0) return [];
+  if (!known) {
+    // The cheapest statement, prepared once per connection.
+    const any = await ctx.db.pool.query({
+      name: 'has-imported-certificate',
+      text: "SELECT 1 FROM certificates WHERE issuer_id = $1::uuid AND kind = 'imported' LIMIT 1",
+      values: [issuerId],
+    });
+    if (any.rowCount === 0) return [];
+  }
   const rows = await ctx.db.prisma.certificate.findMany({
     where: { issuerId, kind: 'imported' },
     orderBy: { notAfter: 'desc' },
   });
   ctx.caches.rememberCertificateList(issuerId, rows, snapshot);
   return rows;
+}
+
+/** What the caller already read of the issuer's certificates in this request. */
+export interface KnownCertificates {
+  hasImported: boolean;
 }
 
 /**
@@ -78,9 +91,10 @@ export async function signingCertificate(
   ctx: AppContext,
   issuer: Issuer,
   live: boolean,
+  known?: KnownCertificates,
 ): Promise<{ row: Certificate; cert: SigningCertificate }> {
   const now = ctx.clock();
-  const imported = await importedCertificates(ctx, issuer.id);
+  const imported = await importedCertificates(ctx, issuer.id, known);
   const current = imported.find((c) => c.notBefore <= now && c.notAfter > now);
   if (current) return { row: current, cert: certificateMaterial(ctx, current) };
   if (live) {
