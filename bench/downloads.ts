@@ -15,7 +15,7 @@ import { computeDocument } from '../src/dte/totals.ts';
 import { verifyStoredDte } from '../src/dte/verify-stored.ts';
 import { encodeLatin1, signDte, withXmlDeclaration } from '../src/dte/xmldsig.ts';
 import { validateDte } from '../src/dte/xsd.ts';
-import { BENCH_ISSUER } from './fixtures.ts';
+import { BENCH_ISSUER, BENCH_RECEIVER } from './fixtures.ts';
 import { percentile } from './harness.ts';
 
 export interface DownloadsReport {
@@ -133,14 +133,7 @@ function verifyCost(): DownloadsReport['verify'] {
   const cert = parsePkcs12(p12, password);
   const req = issueRequestSchema.parse({
     type: 33,
-    receiver: {
-      rut: '76354771-K',
-      name: 'Distribuidora Ñandú Ltda.',
-      activity: 'Comercio',
-      address: 'Av. Italia 123',
-      comuna: 'Providencia',
-      city: 'Santiago',
-    },
+    receiver: BENCH_RECEIVER,
     items: Array.from({ length: 10 }, (_, i) => ({ name: `Artículo Nº ${i + 1}`, qty: i + 1, price: 1350 + i * 10 })),
   });
   const doc = computeDocument(req, { issuer, folio: 7, date: '2026-11-22' });

@@ -11,3 +11,13 @@ export const BENCH_ISSUER = {
   resolutionDate: '2014-08-22',
   resolutionNumber: 80,
 };
+
+/** The receiver of the bench's facturas. */
+export const BENCH_RECEIVER = {
+  rut: '76354771-K',
+  name: 'Distribuidora Ñandú Ltda.',
+  activity: 'Comercio',
+  address: 'Av. Italia 123',
+  comuna: 'Providencia',
+  city: 'Santiago',
+};

@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
+import pg from 'pg';
+import { BENCH_RECEIVER } from './fixtures.ts';
 
 /** A directory: each server process writes a V8 CPU profile there (`--cpu-prof`) when it exits. */
 const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF;
@@ -16,14 +18,7 @@ const FOLIO_REQUEST_MAX = 10_000;
 export function tenLineFactura() {
   return {
     type: 33,
-    receiver: {
-      rut: '76354771-K',
-      name: 'Distribuidora Ñandú Ltda.',
-      activity: 'Comercio',
-      address: 'Av. Italia 123',
-      comuna: 'Providencia',
-      city: 'Santiago',
-    },
+    receiver: BENCH_RECEIVER,
     items: Array.from({ length: 10 }, (_, i) => ({
       name: `Artículo de ferretería Nº ${i + 1}`,
       qty: i + 1,
@@ -216,4 +211,12 @@ export async function ensureFolios(port: number, key: string, rut: string, type:
       cantidad: Math.min(FOLIO_REQUEST_MAX, needed - got),
     });
   }
+}
+
+/** Drops a database the bench made on the embedded server (`adminUrl`: its maintenance database). */
+export async function dropBenchDatabase(adminUrl: string, database: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+  await admin.end();
 }

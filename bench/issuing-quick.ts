@@ -11,11 +11,10 @@
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
-import pg from 'pg';
 import { ensureEmbeddedPostgres } from '../src/db/embedded.ts';
 import { embeddedPostmasterPid, postgresCpuMs, splitPerDoc, threadSplit } from './cpu.ts';
 import { BENCH_ISSUER } from './fixtures.ts';
-import { cli, ensureFolios, load, startServer } from './harness.ts';
+import { cli, dropBenchDatabase, ensureFolios, load, startServer } from './harness.ts';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 3000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -110,10 +109,7 @@ ${ROUNDS} rounds of ${DOCS} documents at concurrency ${CONCURRENCY}, medians; lo
       await server.stop();
     }
   } finally {
-    const admin = new pg.Client({ connectionString: pgHandle.adminUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-    await admin.end();
+    await dropBenchDatabase(pgHandle.adminUrl, database);
     await pgHandle.release();
   }
 }

@@ -46,7 +46,7 @@ import {
 } from './issuing.ts';
 import { signingStageBenchmark, signingStageSection } from './signing.ts';
 import { BENCH_ISSUER } from './fixtures.ts';
-import { api, cli, ensureFolios, load, percentile, startServer, tenLineFactura } from './harness.ts';
+import { api, cli, dropBenchDatabase, ensureFolios, load, percentile, startServer, tenLineFactura } from './harness.ts';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 1500);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '16,64').split(',').map(Number);
@@ -531,10 +531,7 @@ async function main() {
     if (process.env.BENCH_KEEP_DB) {
       console.log(`kept ${pgHandle.url}`);
     } else {
-      const admin = new pg.Client({ connectionString: pgHandle.adminUrl });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS "${benchDb}" WITH (FORCE)`);
-      await admin.end();
+      await dropBenchDatabase(pgHandle.adminUrl, benchDb);
     }
     await pgHandle.release();
   }

@@ -21,7 +21,7 @@ import { buildTed } from '../src/dte/ted.ts';
 import { computeDocument } from '../src/dte/totals.ts';
 import { verifyStoredDte } from '../src/dte/verify-stored.ts';
 import { encodeLatin1, signDte, withXmlDeclaration } from '../src/dte/xmldsig.ts';
-import { BENCH_ISSUER } from './fixtures.ts';
+import { BENCH_ISSUER, BENCH_RECEIVER } from './fixtures.ts';
 
 const DOCS = Number(process.env.BENCH_SIGN_DOCS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_SIGN_ROUNDS ?? 3);
@@ -32,14 +32,7 @@ const ISSUER = BENCH_ISSUER;
 function tenLineFactura(i: number) {
   return {
     type: 33,
-    receiver: {
-      rut: '76354771-K',
-      name: `Distribuidora Ñandú Ltda. sucursal ${i}`,
-      activity: 'Comercio',
-      address: 'Av. Italia 123',
-      comuna: 'Providencia',
-      city: 'Santiago',
-    },
+    receiver: { ...BENCH_RECEIVER, name: `${BENCH_RECEIVER.name} sucursal ${i}` },
     items: Array.from({ length: 10 }, (_, j) => ({
       name: `Artículo de ferretería Nº ${j + 1}`,
       qty: j + 1,

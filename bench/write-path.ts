@@ -38,7 +38,7 @@ import { ensureEmbeddedPostgres } from '../src/db/embedded.ts';
 import { applyMigrations, MIGRATIONS_DIR } from '../src/db/migrate.ts';
 import { computeDv } from '../src/dte/rut.ts';
 import { searchable } from '../src/issuing/document-view.ts';
-import { BENCH_ISSUER } from './fixtures.ts';
+import { BENCH_ISSUER, BENCH_RECEIVER } from './fixtures.ts';
 
 const INSERTS = Number(process.env.WRITE_PATH_INSERTS ?? 2000);
 const ROUNDS = Number(process.env.WRITE_PATH_ROUNDS ?? 3);
@@ -225,14 +225,7 @@ async function issueTemplates(url: string, dataDir: string): Promise<Template[]>
     const { vatRate: _vatRate, ...fields } = BENCH_ISSUER;
     const issuer = await createIssuer(app.ctx, fields);
     const { key } = await createApiKey(app.ctx, { rut: issuer.rut, role: 'owner' });
-    const receiver = {
-      rut: '76354771-K',
-      name: 'Distribuidora Ñandú Ltda.',
-      activity: 'Comercio',
-      address: 'Av. Italia 123',
-      comuna: 'Providencia',
-      city: 'Santiago',
-    };
+    const receiver = BENCH_RECEIVER;
     const bodies = [
       {
         type: 33,
