@@ -49,19 +49,27 @@ export function embeddedPostmasterPid(dataDir: string): number | null {
 }
 
 /**
- * CPU ms used so far by a PostgreSQL server: the postmaster, every live child (backends,
- * WAL writer, checkpointer, autovacuum…) and the children that already exited.
+ * CPU ms used so far by a PostgreSQL server, split: `backends` are the live client connections (what runs the statements, their
+ * commits included), `background` everything else — the postmaster, the WAL writer, checkpointer,
+ * background writer, I/O workers, autovacuum, and children that already exited.
  */
-export function postgresCpuMs(postmasterPid: number): number {
+export function postgresCpuSplit(postmasterPid: number): { backends: number; background: number } {
   const root = procTimes(postmasterPid);
-  if (!root) return 0;
-  let total = root.own + root.children;
+  if (!root) return { backends: 0, background: 0 };
+  const split = { backends: 0, background: root.own + root.children };
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const t = procTimes(Number(entry));
-    if (t && t.ppid === postmasterPid) total += t.own;
+    if (!t || t.ppid !== postmasterPid) continue;
+    // A backend's process title: "postgres: <user> <database> <host>(<port>) <state>".
+    let title = '';
+    try {
+      title = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+    } catch {}
+    if (/\(\d+\)/.test(title)) split.backends += t.own;
+    else split.background += t.own;
   }
-  return total;
+  return split;
 }
 
 /** CPU ms of one process split by thread and by mode: what its main thread did, and the rest. */

@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { ensureEmbeddedPostgres } from '../src/db/embedded.ts';
-import { embeddedPostmasterPid, postgresCpuMs, splitPerDoc, threadSplit } from './cpu.ts';
+import { embeddedPostmasterPid, postgresCpuSplit, splitPerDoc, threadSplit } from './cpu.ts';
 import { BENCH_ISSUER } from './fixtures.ts';
 import { cli, dropBenchDatabase, ensureFolios, load, startServer } from './harness.ts';
 
@@ -34,6 +34,8 @@ interface Round {
   mainSystem: number;
   others: number;
   postgres: number;
+  pgBackends: number;
+  pgBackground: number;
   client: number;
   failures: number;
   duplicates: number;
@@ -76,11 +78,16 @@ async function main() {
       const rounds: Round[] = [];
       for (let r = 0; r < ROUNDS; r++) {
         const t0 = threadSplit(server.proc.pid!);
-        const pg0 = postgresCpuMs(postmaster);
+        const pg0 = postgresCpuSplit(postmaster);
         const c0 = process.cpuUsage();
         const result = await load([server.port], key, issuer.rut, DOCS, CONCURRENCY);
         const c = process.cpuUsage(c0);
         const split = splitPerDoc(t0, threadSplit(server.proc.pid!), DOCS);
+        const pg1 = postgresCpuSplit(postmaster);
+        const pgPerDoc = {
+          backends: (pg1.backends - pg0.backends) / DOCS,
+          background: (pg1.background - pg0.background) / DOCS,
+        };
         const row: Round = {
           docsPerSecond: result.docsPerSecond,
           p50: result.p50,
@@ -88,7 +95,9 @@ async function main() {
           mainUser: split.main.user,
           mainSystem: split.main.system,
           others: split.others.user + split.others.system,
-          postgres: (postgresCpuMs(postmaster) - pg0) / DOCS,
+          postgres: pgPerDoc.backends + pgPerDoc.background,
+          pgBackends: pgPerDoc.backends,
+          pgBackground: pgPerDoc.background,
           client: (c.user + c.system) / 1000 / DOCS,
           failures: result.failures,
           duplicates: result.duplicates,
@@ -104,7 +113,7 @@ ${ROUNDS} rounds of ${DOCS} documents at concurrency ${CONCURRENCY}, medians; lo
         .map((l) => l.toFixed(2))
         .join(' / ')}
   docs/s ${m('docsPerSecond')}   p50 ${m('p50')} ms   p99 ${m('p99')} ms   peak RSS ${(server.peakRss / 2 ** 20).toFixed(0)} MB
-  CPU ms per document: main thread ${m('mainUser')} user + ${m('mainSystem')} kernel, other threads ${m('others')}, PostgreSQL ${m('postgres')}  (Timbre + PostgreSQL ${total});  load generator ${m('client')}`);
+  CPU ms per document: main thread ${m('mainUser')} user + ${m('mainSystem')} kernel, other threads ${m('others')}, PostgreSQL ${m('postgres')} (backends ${m('pgBackends')}, background ${m('pgBackground')})  (Timbre + PostgreSQL ${total});  load generator ${m('client')}`);
     } finally {
       await server.stop();
     }

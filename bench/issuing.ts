@@ -22,6 +22,8 @@ export interface IssuingRow {
   threads: ThreadSplit;
   /** CPU ms per document of the load generator (the bench process), on the same cores. */
   clientMs: number;
+  /** Of `cpu.pg`: the client connections' backends (the rest: WAL writer, checkpointer, I/O workers…). */
+  pgBackendsMs: number;
   failures: number;
   duplicates: number;
 }
@@ -164,7 +166,8 @@ ${line('main thread, kernel: sockets (HTTP, PostgreSQL), the worker messages', m
 ${line('other threads: the signing worker, GC and compiler helpers', othersMs)}
 ${stage.map((p) => line(`↳ of which ${p.step} (timed alone)`, p.cpuMs)).join('\n')}
 ${line('↳ the rest: messages in and out of the worker, GC helper threads', othersMs - stageMs)}
-${line('PostgreSQL: the reservation and the one-statement write (indexes, triggers, WAL, commit)', row.cpu.pg)}
+${line('PostgreSQL backends: the reservation and the one-statement write (indexes, triggers, WAL, commit)', row.pgBackendsMs)}
+${line('PostgreSQL background: WAL writer, checkpointer, background writer, I/O workers, autovacuum', row.cpu.pg - row.pgBackendsMs)}
 | **total** | **${total.toFixed(2)}** | |
 
 The two RSA signatures alone (the bound) are ${bound.msPerPair.toFixed(3)} ms of it. The load generator (node:http, keep-alive) spent ${row.clientMs.toFixed(2)} ms of CPU per document on the same 2 cores.

@@ -34,7 +34,7 @@ import { santiagoDate } from '../src/dte/chile-time.ts';
 import { countCases, type ListMeasure, listCases, measureList, timeCountStar } from './list.ts';
 import { seedDocuments } from './seed-documents.ts';
 import { downloadsBenchmark, downloadsSection } from './downloads.ts';
-import { embeddedPostmasterPid, postgresCpuMs, processCpuMs, splitPerDoc, sumSplits, threadSplit } from './cpu.ts';
+import { embeddedPostmasterPid, postgresCpuSplit, processCpuMs, splitPerDoc, sumSplits, threadSplit } from './cpu.ts';
 import {
   computeCost,
   type IssuingRow,
@@ -482,7 +482,7 @@ async function main() {
         const cpuNow = () => ({
           node: servers.reduce((sum, s) => sum + processCpuMs(s.proc.pid!), 0),
           threads: servers.map((s) => threadSplit(s.proc.pid!)),
-          pg: postmaster ? postgresCpuMs(postmaster) : Number.NaN,
+          pg: postmaster ? postgresCpuSplit(postmaster) : { backends: Number.NaN, background: Number.NaN },
           client: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
         });
         const cpu0 = cpuNow();
@@ -496,7 +496,8 @@ async function main() {
         const cpu1 = cpuNow();
         const cpuPerDoc = {
           node: (cpu1.node - cpu0.node) / DOCS,
-          pg: (cpu1.pg - cpu0.pg) / DOCS,
+          pg: (cpu1.pg.backends + cpu1.pg.background - cpu0.pg.backends - cpu0.pg.background) / DOCS,
+          pgBackends: (cpu1.pg.backends - cpu0.pg.backends) / DOCS,
           client: (cpu1.client - cpu0.client) / DOCS,
           threads: sumSplits(cpu0.threads.map((t0, i) => splitPerDoc(t0, cpu1.threads[i]!, DOCS))),
         };
@@ -513,6 +514,7 @@ async function main() {
           peakRssMb: rss / 2 ** 20,
           cpu: { node: cpuPerDoc.node, pg: cpuPerDoc.pg },
           threads: cpuPerDoc.threads,
+          pgBackendsMs: cpuPerDoc.pgBackends,
           clientMs: cpuPerDoc.client,
           failures: r.failures,
           duplicates: r.duplicates,
