@@ -525,7 +525,8 @@ async function releaseIfLast(state: State, log: Log): Promise<void> {
       "SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()",
     );
     others = (r.rows[0] as { n: number }).n;
-  } catch {
+  } catch (e) {
+    log(`embedded PostgreSQL left running: could not ask it who else is connected (${(e as Error).message})`);
     return;
   } finally {
     await c.end().catch(() => {});

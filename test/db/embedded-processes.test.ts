@@ -158,7 +158,12 @@ it(
 
       // The last one out stops it.
       await second.stop();
-      await waitFor(() => !alive(pg!), { timeoutMs: 30_000, what: 'PostgreSQL stopped by the last service' });
+      await waitFor(() => !alive(pg!), { timeoutMs: 30_000, what: 'PostgreSQL stopped by the last service' }).catch(
+        (e: Error) => {
+          // Why it stayed up is in the service's own log (src/db/embedded.ts says it).
+          throw new Error(`${e.message}; the last service logged:\n${second.output().slice(-4000)}`);
+        },
+      );
     } finally {
       await z.cleanup();
     }
