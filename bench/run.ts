@@ -2,7 +2,7 @@
  * `npm run bench`: issuing throughput and latency over HTTP against real server processes,
  * next to the pure signing rate measured in the same run on the same machine, plus PDF
  * rendering alone, and the list endpoint on an issuer with a million documents. Writes
- * BENCHMARKS.md. Options (env): BENCH_DOCS (default 1500), BENCH_CONCURRENCY (comma list,
+ * BENCHMARKS.md. Options (env): BENCH_DOCS (default 3000), BENCH_CONCURRENCY (comma list,
  * default "16,64"), BENCH_INSTANCES ("1,2"; 0 skips issuing), BENCH_LIST_DOCS (documents seeded
  * for the list part, default 1000000; 0 skips it; e.g. 20000 for a quick run),
  * BENCH_LIST_REQUESTS (timed requests per list case, default 300), BENCH_KEEP_DB (keep the
@@ -48,7 +48,7 @@ import { signingStageBenchmark, signingStageSection } from './signing.ts';
 import { BENCH_ISSUER } from './fixtures.ts';
 import { api, cli, dropBenchDatabase, ensureFolios, load, percentile, startServer, tenLineFactura } from './harness.ts';
 
-const DOCS = Number(process.env.BENCH_DOCS ?? 1500);
+const DOCS = Number(process.env.BENCH_DOCS ?? 3000);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '16,64').split(',').map(Number);
 const INSTANCES = (process.env.BENCH_INSTANCES ?? '1,2')
   .split(',')
@@ -469,13 +469,16 @@ async function main() {
         await ensureFolios(servers[0]!.port, key, issuer.rut, 33, needed);
         foliosReady = true;
       }
+      // Warm-up: caches, and the JIT of the main thread and of the signing worker. With 100
+      // documents the optimising compiler was still at work (on helper threads, counted in the
+      // instance's CPU) during the first timed row.
       await load(
         servers.map((s) => s.port),
         key,
         issuer.rut,
-        100,
-        8,
-      ); // warm-up (caches, JIT)
+        500,
+        16,
+      );
       for (const c of CONCURRENCY) {
         for (const s of servers) s.peakRss = 0;
         const postmaster = pgHandle ? embeddedPostmasterPid(dataDir) : null;
