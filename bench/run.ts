@@ -49,6 +49,8 @@ import { BENCH_ISSUER } from './fixtures.ts';
 import { api, cli, dropBenchDatabase, ensureFolios, load, percentile, startServer, tenLineFactura } from './harness.ts';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 3000);
+/** Documents issued before each instance count's timed rows. */
+const WARM_UP = 500;
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '16,64').split(',').map(Number);
 const INSTANCES = (process.env.BENCH_INSTANCES ?? '1,2')
   .split(',')
@@ -465,7 +467,7 @@ async function main() {
     const servers = await Promise.all(Array.from({ length: instances }, () => startServer(env)));
     try {
       if (!foliosReady) {
-        const needed = INSTANCES.length * (100 + DOCS * CONCURRENCY.length) + 100;
+        const needed = INSTANCES.length * (WARM_UP + DOCS * CONCURRENCY.length) + 100;
         await ensureFolios(servers[0]!.port, key, issuer.rut, 33, needed);
         foliosReady = true;
       }
@@ -476,7 +478,7 @@ async function main() {
         servers.map((s) => s.port),
         key,
         issuer.rut,
-        500,
+        WARM_UP,
         16,
       );
       for (const c of CONCURRENCY) {
