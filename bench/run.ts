@@ -49,7 +49,7 @@ import { BENCH_ISSUER } from './fixtures.ts';
 import { api, cli, dropBenchDatabase, ensureFolios, load, percentile, startServer, tenLineFactura } from './harness.ts';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 3000);
-/** Documents issued before each instance count's timed rows. */
+/** Documents issued per instance before each instance count's timed rows (each process has its own JIT). */
 const WARM_UP = 500;
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '16,64').split(',').map(Number);
 const INSTANCES = (process.env.BENCH_INSTANCES ?? '1,2')
@@ -467,7 +467,7 @@ async function main() {
     const servers = await Promise.all(Array.from({ length: instances }, () => startServer(env)));
     try {
       if (!foliosReady) {
-        const needed = INSTANCES.length * (WARM_UP + DOCS * CONCURRENCY.length) + 100;
+        const needed = INSTANCES.reduce((n, i) => n + WARM_UP * i + DOCS * CONCURRENCY.length, 0) + 100;
         await ensureFolios(servers[0]!.port, key, issuer.rut, 33, needed);
         foliosReady = true;
       }
@@ -478,7 +478,7 @@ async function main() {
         servers.map((s) => s.port),
         key,
         issuer.rut,
-        WARM_UP,
+        WARM_UP * instances,
         16,
       );
       for (const c of CONCURRENCY) {
