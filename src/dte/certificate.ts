@@ -85,9 +85,11 @@ function bagsOf(p12: forge.pkcs12.Pkcs12Pfx, type: string): forge.pkcs12.Bag[] {
 /**
  * PKCS#12 passwords are a BMPString for the MAC and the legacy PBE ciphers, but the UTF-8 bytes
  * for PBES2 (AES, the OpenSSL 3 default; RFC 8018). node-forge hands PBKDF2 the string's Latin-1
- * bytes, so a password such as "contraseña" verifies the MAC and then fails to decrypt. forge
- * checks the MAC before decrypting anything: after a decryption error the password is proven
- * right, and decryption is retried with its UTF-8 bytes without the (already verified) MAC.
+ * bytes, so a password such as "contraseña" verifies the MAC and then decrypts garbage. Mostly
+ * forge says so ("unable to decrypt": the padding is wrong), but in about 1 file in 250 the
+ * garbage ends in valid padding and the error is whatever its DER parser makes of it, so for a
+ * non-ASCII password any error but a failed MAC means: retry with the UTF-8 bytes, without the
+ * MAC (forge checks it before decrypting anything, so it was verified already).
  */
 function pfxFromDer(p12: Buffer, password: string): forge.pkcs12.Pkcs12Pfx {
   const asn1 = () => forge.asn1.fromDer(forge.util.createBuffer(p12.toString('binary')));
@@ -95,7 +97,7 @@ function pfxFromDer(p12: Buffer, password: string): forge.pkcs12.Pkcs12Pfx {
     return forge.pkcs12.pkcs12FromAsn1(asn1(), false, password);
   } catch (e) {
     const utf8 = forge.util.encodeUtf8(password);
-    if (utf8 === password || !/decrypt/i.test((e as Error).message ?? '')) throw e;
+    if (utf8 === password || /MAC could not be verified|Invalid password/i.test((e as Error).message ?? '')) throw e;
     const withoutMac = asn1();
     (withoutMac.value as Asn1[]).splice(2);
     return forge.pkcs12.pkcs12FromAsn1(withoutMac, false, utf8);

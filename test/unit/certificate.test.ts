@@ -207,6 +207,17 @@ describe('a .p12 exported by OpenSSL 3 (AES-256-CBC / PBKDF2, its default)', () 
     }
   });
 
+  it('parses the 1 export in ~250 where decrypting with the Latin-1 password bytes yields valid padding', () => {
+    // test/fixtures/p12/README.md: forge fails in its DER parser there, not with a decryption
+    // error; the file is as good as any other export (openssl reads it) and must import.
+    const odd = readFileSync(fixturePath('p12/openssl3-aes-valid-padding.p12'));
+    const parsed = parsePkcs12(odd, password);
+    expect(parsed.holderRut).toBe('23099536-2');
+    expect(parsed.subjectName).toBe('María Pérez Ñuñez');
+    expect(keyMatchesCertificate(parsed)).toBe(true);
+    expect(appErrorOf(() => parsePkcs12(odd, 'clave secreta n')).code).toBe('CERT_BAD_PASSWORD');
+  });
+
   it('without the SII otherName: no holder RUT, and import is refused', () => {
     openssl(
       'req',
