@@ -790,7 +790,9 @@ describe('DTEUpload and processing', () => {
   });
 
   it('answers -11 for a track id of another company or an unknown one', async () => {
-    const { trackId } = sim.uploads().find((u) => u.channel === 'dteupload')!;
+    // An upload of its own: under a shuffled order no other test may have uploaded yet.
+    const xml = signedDte(caf33, cert, { request: factura(), folio: nextFolio33++ });
+    const { trackId } = await uploadAndProcess(envelope('dte', [{ type: 33, xml }], cert));
     expect(one(await estUp(base, token, trackId, '60910000-1'), 'ERR_CODE')).toBe('1');
     expect(one(await estUp(base, token, '9999999999'), 'ERR_CODE')).toBe('2');
   });
