@@ -128,3 +128,20 @@ export function sumSplits(splits: ThreadSplit[]): ThreadSplit {
   }
   return sum;
 }
+
+/** CPU ms used so far by each live thread of a process (user + system), by thread id. */
+export function threadTimes(pid: number): Map<number, number> {
+  const times = new Map<number, number>();
+  let tasks: string[] = [];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {}
+  for (const tid of tasks) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      times.set(Number(tid), ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND);
+    } catch {}
+  }
+  return times;
+}

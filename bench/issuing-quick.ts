@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { ensureEmbeddedPostgres } from '../src/db/embedded.ts';
-import { embeddedPostmasterPid, postgresCpuSplit, splitPerDoc, threadSplit } from './cpu.ts';
+import { embeddedPostmasterPid, postgresCpuSplit, splitPerDoc, threadSplit, threadTimes } from './cpu.ts';
 import { BENCH_ISSUER } from './fixtures.ts';
 import { cli, dropBenchDatabase, ensureFolios, load, startServer } from './harness.ts';
 
@@ -78,11 +78,23 @@ async function main() {
       const rounds: Round[] = [];
       for (let r = 0; r < ROUNDS; r++) {
         const t0 = threadSplit(server.proc.pid!);
+        const tids0 = threadTimes(server.proc.pid!);
         const pg0 = postgresCpuSplit(postmaster);
         const c0 = process.cpuUsage();
         const result = await load([server.port], key, issuer.rut, DOCS, CONCURRENCY);
         const c = process.cpuUsage(c0);
         const split = splitPerDoc(t0, threadSplit(server.proc.pid!), DOCS);
+        if (process.env.BENCH_THREADS) {
+          // Every thread that worked, busiest first: the main thread, the signing worker (the
+          // busiest other), then V8's GC and compiler helpers and libuv's pool.
+          const busy = [...threadTimes(server.proc.pid!)]
+            .map(([tid, ms]) => ({ tid, perDoc: (ms - (tids0.get(tid) ?? 0)) / DOCS }))
+            .filter((t) => t.perDoc > 0)
+            .sort((a, b) => b.perDoc - a.perDoc);
+          console.log(
+            `threads (CPU ms per document): ${busy.map((t) => `${t.tid === server.proc.pid ? 'main' : t.tid} ${t.perDoc.toFixed(3)}`).join(', ')}`,
+          );
+        }
         const pg1 = postgresCpuSplit(postmaster);
         const pgPerDoc = {
           backends: (pg1.backends - pg0.backends) / DOCS,

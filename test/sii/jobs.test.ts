@@ -82,4 +82,22 @@ describe('background submission', () => {
     expect(uploads.every((u) => u.timesSent === 1)).toBe(true);
     expect(new Set(uploads.flatMap((u) => u.documents.map((d) => d.folio)))).toEqual(new Set(folios));
   });
+
+  it('an instance with JOBS_ENABLED=false only queues: an instance with jobs on its database submits, one document per envelope', async () => {
+    const httpOnly = await startLiveApp(sim, url, { env: { ...PATIENT, JOBS_ENABLED: 'false' } });
+    const live = await createLiveIssuer(httpOnly, sim, [33]);
+    sim.setFault({ kind: 'down', paths: SII_DOWN });
+    const folio = await issuePending(httpOnly, live.rut, live.key);
+    sim.clearFaults();
+    // The HTTP-only instance answered and stored the document; the instance that runs jobs,
+    // started afterwards on the same database, finds it queued and sends it.
+    const worker = await startLiveApp(sim, url, { env: PATIENT, shareDatabaseOf: httpOnly });
+    await eventually(async () => (await estadoOf(worker, live.rut, 33, folio)) === 'aceptado');
+    const uploads = sim.uploads().filter((u) => u.companyRut === live.rut);
+    expect(uploads).toHaveLength(1);
+    expect(uploads[0]!.timesSent).toBe(1);
+    // One document per envelope: the EnvioDTE the SII received holds this DTE alone.
+    expect(uploads[0]!.documents.map((d) => [d.type, d.folio])).toEqual([[33, folio]]);
+    expect(await estadoOf(httpOnly, live.rut, 33, folio)).toBe('aceptado');
+  });
 });
