@@ -98,10 +98,12 @@ describe('folio ledger', () => {
     const reset = await cli('issuer', 'update', '--rut', issuer.rut, '--folio-alert', '33=default');
     expect(JSON.parse(reset.stdout).folio_alerts).toEqual({ '34': 3 });
     const bad = await cli('issuer', 'update', '--rut', issuer.rut, '--folio-alert', '99=5');
-    expect(bad.code).not.toBe(0);
+    // README: "1 refused, 2 usage": a value the service refuses, and a flag written wrong.
+    expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('99 is not a document type');
     const malformed = await cli('issuer', 'update', '--rut', issuer.rut, '--folio-alert', '33');
-    expect(malformed.code).not.toBe(0);
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain('--folio-alert takes TYPE=N or TYPE=default');
 
     // With threshold 3 on a 5-folio range, folios.low fires when 2 are left, once.
     const auth = { authorization: `Bearer ${await createTestKey(t.ctx, issuer.rut, 'owner')}` };
