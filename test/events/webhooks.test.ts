@@ -6,6 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claimDeliveries } from '../../src/events/deliveries.ts';
 import { recordEvent } from '../../src/issuing/events.ts';
 import { scanTimeEvents } from '../../src/events/scheduled.ts';
 import { importCertificate } from '../../src/admin/certificates.ts';
@@ -14,6 +15,7 @@ import { buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/events.ts';
 import { eventually } from '../helpers/live.ts';
 import { factura, RECEIVER } from '../helpers/requests.ts';
+import { manualClock } from '../helpers/time.ts';
 
 let t: TestApp;
 let rut: string;
@@ -369,6 +371,61 @@ describe('an endpoint that keeps failing', () => {
 });
 
 describe('a slow receiver', () => {
+  it('a delivery whose worker died mid-attempt waits for its lease, then another instance delivers it once (restarts lose nothing)', async () => {
+    const env = {
+      TIMBRE_WEBHOOKS_ALLOW_PRIVATE: 'true',
+      WEBHOOK_TIMEOUT_MS: '5000', // lease: the timeout + 60 s
+      WEBHOOK_POLL_MS: '50',
+    };
+    // The first instance runs no jobs: it writes events and their delivery rows, nothing more.
+    const first = await buildTestApp({ env: { ...env, JOBS_ENABLED: 'false' } });
+    const issuer = await createTestIssuer(first.ctx);
+    const key = { authorization: `Bearer ${await createTestKey(first.ctx, issuer.rut, 'owner')}` };
+    const rx = await receiver();
+    const created = await first.app.inject({
+      method: 'POST',
+      url: `/api/${issuer.rut}/webhooks`,
+      headers: key,
+      payload: { url: rx.url },
+    });
+    expect(created.statusCode, created.body).toBe(200);
+    rx.setSecret(created.json().secret);
+    const issue = async () => {
+      const res = await first.app.inject({
+        method: 'POST',
+        url: `/api/${issuer.rut}/emitir`,
+        headers: key,
+        payload: factura(),
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().folio as number;
+    };
+    const gotFolio = (folio: number) =>
+      rx.received.filter((r) => r.verified?.type === 'document.issued' && r.verified.data.folio === folio);
+
+    // A worker claims the first document's delivery and dies before it answers: the row stays
+    // 'sending' under the worker's lease.
+    const folio1 = await issue();
+    const claimed = await claimDeliveries(first.ctx, 10);
+    expect(claimed.map((d) => d.event.type)).toEqual(['document.issued']);
+    const folio2 = await issue();
+
+    // A new instance with jobs, on the same database (a restart), delivers what is due and
+    // passes over the leased row: one attempt per delivery in flight, even across instances.
+    const clock = manualClock();
+    await buildTestApp({ env: { ...env, JOBS_ENABLED: 'true' }, clock, shareDatabaseOf: first });
+    await eventually(async () => gotFolio(folio2).length === 1);
+    expect(gotFolio(folio1)).toHaveLength(0);
+
+    // Once the lease has run out the delivery is taken up again, and arrives once.
+    clock.advance(66_000);
+    await eventually(async () => gotFolio(folio1).length === 1);
+    expect(gotFolio(folio1)[0]!.error).toBeNull();
+    const row = await first.db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: claimed[0]!.id } });
+    expect(row).toMatchObject({ state: 'delivered', attempts: 2 });
+    expect(gotFolio(folio2)).toHaveLength(1);
+  });
+
   it('gets at most WEBHOOK_ENDPOINT_CONCURRENCY attempts at once and does not hold up another endpoint', async () => {
     // The slow receiver holds every request until released: no timing in the assertions.
     let inFlight = 0;
