@@ -45,6 +45,12 @@ describe('invalid configuration', () => {
     expect(run.stdout).toBe('');
   });
 
+  it('with nothing set the service listens on port 3000 and links files under http://localhost:3000', () => {
+    const config = parseConfig({});
+    expect(config.PORT).toBe(3000);
+    expect(config.publicBaseUrl).toBe('http://localhost:3000');
+  });
+
   it('a valid configuration passes', () => {
     expect(parseConfig({ PORT: '3114', LOG_LEVEL: 'warn' })).toMatchObject({ PORT: 3114, LOG_LEVEL: 'warn' });
   });
