@@ -4,9 +4,9 @@
  * and a process that shuts down stops it only when no one else is connected. Uses a data
  * directory of its own, never the one the suite runs on.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
 import { type EmbeddedPostgres, ensureEmbeddedPostgres } from '../../src/db/embedded.ts';
@@ -20,8 +20,14 @@ const log = (msg: string) => {
 let started: EmbeddedPostgres | undefined;
 
 afterAll(async () => {
-  // Whatever happened above: stop the server this file started, then remove its files.
+  // Whatever happened above: stop the server this file started, then remove its files. As root,
+  // `dir` (mkdtemp: 0700) is out of the postgres user's reach, so the cluster lives in
+  // /var/lib/timbre-pg/data-<hash>/pg (src/db/embedded.ts): remove that home too.
+  const cluster = existsSync(join(dir, 'postgres.json'))
+    ? (JSON.parse(readFileSync(join(dir, 'postgres.json'), 'utf8')) as { clusterDir?: string }).clusterDir
+    : undefined;
   if (started && (await reachable(started.adminUrl))) await started.release();
+  if (cluster && !cluster.startsWith(`${dir}/`)) rmSync(dirname(cluster), { recursive: true, force: true });
   rmSync(dir, { recursive: true, force: true });
 });
 
