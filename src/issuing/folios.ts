@@ -72,18 +72,13 @@ interface ReservationInput {
 }
 
 /**
- * One statement, one round trip, prepared once per connection (it runs on every issue), for
- * every request of this process waiting for a folio of the same issuer, environment, type and
- * day (`n` of them, one token each): abandoned reservations of this issuer and type first
- * (lowest folio first), then the next folios of the oldest usable range; plus the stock left.
- * After waiting for the range's row lock PostgreSQL re-checks its WHERE clause on the new row
- * version and returns that version, so `take` is counted from the range as it is now; the
- * bump also requires `next_folio` to be what was read, so a folio is never given twice (the
- * unique (issuer, environment, type, folio) key of the reservations stands behind it). If the
- * range runs out before `n`, the statement yields fewer rows and the rest wait for the next
- * round. The stock is read from the statement's snapshot, before its own bump (hence
- * `- taken`). It also says whether the issuer has an imported certificate (see
- * `signingCertificate`).
+ * One statement, one round trip, prepared once per connection (it runs on every issue): an
+ * abandoned reservation of this issuer and type if there is one (lowest folio first), else
+ * the next folio of the oldest usable range; plus the stock left. After waiting for the
+ * range's row lock PostgreSQL re-checks its WHERE clause on the new row version; if that
+ * range just ran out the statement yields nothing, and a retry finds the next range. The
+ * stock is read from the statement's snapshot, before its own bump (hence `- bumped`). It also
+ * says whether the issuer has an imported certificate (see `signingCertificate`).
  *
  * The statement commits without waiting for its WAL to reach the disk (`synchronous_commit`
  * off for its own transaction only, `set_config(…, true)`). The range's row lock is held until
@@ -94,184 +89,94 @@ interface ReservationInput {
  * and its folio is handed out again. The caller has not been told of any folio by then.
  */
 const RESERVE_SQL = `
-  WITH locked AS (
-    SELECT fr.id, fr.folio FROM folio_reservations fr JOIN cafs c ON c.id = fr.caf_id
-     WHERE fr.issuer_id = $3::uuid
-       AND fr.environment = $4::"Environment"
-       AND fr.type = $5::int
-       AND fr.lease_until < $6
-       AND (c.expires_at IS NULL OR c.expires_at >= $7::date)
-     ORDER BY fr.folio
-     LIMIT cardinality($2::uuid[])
-     FOR UPDATE OF fr SKIP LOCKED),
-  numbered AS (SELECT id, row_number() OVER (ORDER BY folio)::int AS k FROM locked),
-  reclaimed AS (
+  WITH reclaimed AS (
     UPDATE folio_reservations r
-       SET lease_until = $1, token = ($2::uuid[])[numbered.k]
-      FROM numbered
-     WHERE r.id = numbered.id
-    RETURNING r.id, r.caf_id, r.folio, r.token),
-  need AS (SELECT cardinality($2::uuid[]) - (SELECT count(*) FROM numbered)::int AS n),
+       SET lease_until = $1, token = $2::uuid
+     WHERE r.id = (
+       SELECT fr.id FROM folio_reservations fr JOIN cafs c ON c.id = fr.caf_id
+        WHERE fr.issuer_id = $3::uuid
+          AND fr.environment = $4::"Environment"
+          AND fr.type = $5::int
+          AND fr.lease_until < $6
+          AND (c.expires_at IS NULL OR c.expires_at >= $7::date)
+        ORDER BY fr.folio
+        LIMIT 1
+        FOR UPDATE OF fr SKIP LOCKED)
+    RETURNING r.id, r.caf_id, r.folio),
   picked AS (
-    SELECT id, next_folio, range_to FROM cafs
+    SELECT id FROM cafs
      WHERE issuer_id = $3::uuid
        AND environment = $4::"Environment"
        AND type = $5::int
        AND next_folio <= range_to
        AND (expires_at IS NULL OR expires_at >= $7::date)
-       AND (SELECT n FROM need) > 0
+       AND NOT EXISTS (SELECT 1 FROM reclaimed)
      ORDER BY authorised_at, range_from
      LIMIT 1
      FOR UPDATE),
   bumped AS (
-    UPDATE cafs SET next_folio = cafs.next_folio + least(need.n, cafs.range_to - cafs.next_folio + 1)
-      FROM picked, need
-     WHERE cafs.id = picked.id AND cafs.next_folio = picked.next_folio AND cafs.next_folio <= cafs.range_to
-    RETURNING cafs.id, picked.next_folio AS first, least(need.n, picked.range_to - picked.next_folio + 1) AS taken),
+    UPDATE cafs SET next_folio = cafs.next_folio + 1
+      FROM picked
+     WHERE cafs.id = picked.id AND cafs.next_folio <= cafs.range_to
+    RETURNING cafs.id, cafs.next_folio - 1 AS folio),
   fresh AS (
     INSERT INTO folio_reservations (id, issuer_id, environment, type, caf_id, folio, token, lease_until)
-    SELECT gen_random_uuid(), $3::uuid, $4::"Environment", $5::int, bumped.id, bumped.first + g.i,
-           ($2::uuid[])[(SELECT count(*) FROM numbered)::int + g.i + 1], $1
-      FROM bumped, generate_series(0, bumped.taken - 1) AS g(i)
-    RETURNING id, caf_id, folio, token),
+    SELECT gen_random_uuid(), $3::uuid, $4::"Environment", $5::int, bumped.id, bumped.folio, $2::uuid, $1
+      FROM bumped
+    RETURNING id, caf_id, folio),
   stock AS (
     SELECT coalesce(sum(CASE WHEN expires_at IS NULL OR expires_at >= $7::date
                              THEN greatest(range_to - next_folio + 1, 0) ELSE 0 END), 0)::int AS available,
            (array_agg(range_to - range_from + 1 ORDER BY authorised_at DESC, range_from DESC))[1]::int AS last_size
       FROM cafs WHERE issuer_id = $3::uuid AND environment = $4::"Environment" AND type = $5::int),
   relaxed AS (SELECT set_config('synchronous_commit', 'off', true) AS synchronous_commit)
-  SELECT t.id::text, t.caf_id::text, t.folio, t.token::text,
-         stock.available - coalesce((SELECT sum(taken) FROM bumped), 0)::int AS available, stock.last_size,
+  SELECT t.id::text, t.caf_id::text, t.folio,
+         stock.available - (SELECT count(*) FROM bumped)::int AS available, stock.last_size,
          EXISTS (SELECT 1 FROM certificates WHERE issuer_id = $3::uuid AND kind = 'imported') AS has_imported_certificate
-    FROM (SELECT id, caf_id, folio, token FROM reclaimed UNION ALL SELECT id, caf_id, folio, token FROM fresh) t,
-         stock, relaxed`;
-
-interface ReserveRow {
-  id: string;
-  caf_id: string;
-  folio: number;
-  token: string;
-  available: number;
-  last_size: number | null;
-  has_imported_certificate: boolean;
-}
-
-/** Reservations one statement takes at most (the requests beyond wait for the next round). */
-const MAX_BATCH = 64;
-/** Rounds in a row that yield no folio although a usable range seemed left (a range ran out meanwhile). */
-const MAX_EMPTY_ROUNDS = 5;
-
-interface Waiter {
-  token: string;
-  emptyRounds: number;
-  resolve(r: FolioReservation): void;
-  reject(err: unknown): void;
-}
-
-interface Line {
-  waiting: Waiter[];
-  running: boolean;
-}
-
-/** Per database pool (one per app): the requests waiting for a folio, by issuer, environment, type and day. */
-const lines = new WeakMap<object, Map<string, Line>>();
+    FROM (SELECT id, caf_id, folio FROM reclaimed UNION ALL SELECT id, caf_id, folio FROM fresh) t, stock, relaxed`;
 
 /**
  * Reserves a folio: an abandoned one of this issuer and type first (lowest first), else the
  * next of the oldest usable range. Each statement commits on its own; no transaction is left
  * open for the caller.
- *
- * Requests of one process for the same issuer, environment, type and day share the statement:
- * one runs at a time per such line, and whoever arrives while it runs is served by the next one,
- * all together (issue 11). The range's row lock serialises these reservations in PostgreSQL
- * anyway; sharing the statement spends one round trip, one plan and one bump of the range for
- * a whole queue instead of one each. Alone, a request runs its statement at once.
  */
-export function reserveFolio(ctx: AppContext, input: ReservationInput): Promise<FolioReservation> {
-  let byKey = lines.get(ctx.db.pool);
-  if (!byKey) {
-    byKey = new Map();
-    lines.set(ctx.db.pool, byKey);
-  }
-  const key = `${input.issuerId}:${input.environment}:${input.type}:${input.today}`;
-  let line = byKey.get(key);
-  if (!line) {
-    line = { waiting: [], running: false };
-    byKey.set(key, line);
-  }
-  const promise = new Promise<FolioReservation>((resolve, reject) => {
-    line.waiting.push({ token: randomUUID(), emptyRounds: 0, resolve, reject });
-  });
-  if (!line.running) void runLine(ctx, input, key, line, byKey);
-  return promise;
-}
-
-async function runLine(
-  ctx: AppContext,
-  input: ReservationInput,
-  key: string,
-  line: Line,
-  byKey: Map<string, Line>,
-): Promise<void> {
-  line.running = true;
-  try {
-    while (line.waiting.length > 0) {
-      const batch = line.waiting.splice(0, MAX_BATCH);
-      try {
-        const rest = await reserveRound(ctx, input, batch);
-        line.waiting.unshift(...rest);
-      } catch (err) {
-        for (const w of batch) w.reject(err);
-      }
-    }
-  } finally {
-    line.running = false;
-    if (line.waiting.length === 0) byKey.delete(key);
-  }
-}
-
-/** One statement for `batch`; returns the waiters it could not serve yet (in order). */
-async function reserveRound(ctx: AppContext, input: ReservationInput, batch: Waiter[]): Promise<Waiter[]> {
+export async function reserveFolio(ctx: AppContext, input: ReservationInput): Promise<FolioReservation> {
+  const { prisma } = ctx.db;
+  const token = randomUUID();
   const now = ctx.clock();
   const leaseUntil = new Date(now.getTime() + ctx.config.FOLIO_LEASE_MS);
-  const { rows } = await ctx.db.pool.query<ReserveRow>({
-    name: 'reserve-folios',
-    text: RESERVE_SQL,
-    values: [leaseUntil, batch.map((w) => w.token), input.issuerId, input.environment, input.type, now, input.today],
-  });
-  const byToken = new Map(rows.map((row) => [row.token, row]));
-  const rest: Waiter[] = [];
-  for (const w of batch) {
-    const row = byToken.get(w.token);
-    if (!row) {
-      rest.push(w);
-      continue;
-    }
-    w.resolve({
-      id: row.id,
-      cafId: row.caf_id,
-      folio: row.folio,
-      token: w.token,
-      stock: { available: row.available, lastRangeSize: row.last_size ?? 0 },
-      hasImportedCertificate: row.has_imported_certificate,
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const { rows } = await ctx.db.pool.query<{
+      id: string;
+      caf_id: string;
+      folio: number;
+      available: number;
+      last_size: number | null;
+      has_imported_certificate: boolean;
+    }>({
+      name: 'reserve-folio',
+      text: RESERVE_SQL,
+      values: [leaseUntil, token, input.issuerId, input.environment, input.type, now, input.today],
     });
+    const row = rows[0];
+    if (row) {
+      return {
+        id: row.id,
+        cafId: row.caf_id,
+        folio: row.folio,
+        token,
+        stock: { available: row.available, lastRangeSize: row.last_size ?? 0 },
+        hasImportedCertificate: row.has_imported_certificate,
+      };
+    }
+    const left = await prisma.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM cafs
+       WHERE issuer_id = ${input.issuerId}::uuid AND environment = ${input.environment}::"Environment"
+         AND type = ${input.type} AND next_folio <= range_to
+         AND (expires_at IS NULL OR expires_at >= ${input.today}::date)`;
+    if ((left[0]?.n ?? 0) === 0) break;
   }
-  if (rest.length === 0 || rows.length > 0) return rest;
-  // Nothing was reserved: no usable range left (FOLIOS_EXHAUSTED), or the range ran out
-  // between reading and bumping it and the next round takes the next range.
-  const left = await ctx.db.prisma.$queryRaw<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM cafs
-     WHERE issuer_id = ${input.issuerId}::uuid AND environment = ${input.environment}::"Environment"
-       AND type = ${input.type} AND next_folio <= range_to
-       AND (expires_at IS NULL OR expires_at >= ${input.today}::date)`;
-  const exhausted = (left[0]?.n ?? 0) === 0;
-  const again: Waiter[] = [];
-  for (const w of rest) {
-    w.emptyRounds += 1;
-    if (exhausted || w.emptyRounds >= MAX_EMPTY_ROUNDS) w.reject(foliosExhausted(input.type, input.environment));
-    else again.push(w);
-  }
-  return again;
+  throw foliosExhausted(input.type, input.environment);
 }
 
 /** Gives a reserved folio back at once (the request failed before storing its document). */

@@ -10,13 +10,7 @@ import type { Issuer } from '../../src/generated/prisma/client.ts';
 import { issueRequestSchema } from '../../src/dte/issue-request.ts';
 import { computeDocument } from '../../src/dte/totals.ts';
 import { documentInsert } from '../../src/issuing/document-insert.ts';
-import {
-  ensureSandboxCaf,
-  type FolioReservation,
-  generateSandboxRange,
-  releaseReservation,
-  reserveFolio,
-} from '../../src/issuing/folios.ts';
+import { ensureSandboxCaf, type FolioReservation, releaseReservation, reserveFolio } from '../../src/issuing/folios.ts';
 import { issuerInfo } from '../../src/issuing/issue-document.ts';
 import { buildTestApp, createTestTenant, type KeyClient, type TestApp } from '../helpers/app.ts';
 import { factura } from '../helpers/requests.ts';
@@ -132,43 +126,5 @@ describe('folio reservations', () => {
     expect(reservation.folio).toBe(1);
     const { rows } = await one.ctx.db.pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
     expect(rows[0]?.synchronous_commit).toBe('on');
-  });
-
-  it('requests waiting together share a statement: abandoned folios first, then across two ranges, and the ones left over get FOLIOS_EXHAUSTED', async () => {
-    const { issuer } = await createTestTenant(t);
-    // Two ranges of 5 (folios 1–5 and 6–10), and folios 1 and 2 reserved and given back.
-    await generateSandboxRange(t.ctx, issuer, 33, 5);
-    await generateSandboxRange(t.ctx, issuer, 33, 5);
-    const given = [await reserveFolio(t.ctx, input(issuer)), await reserveFolio(t.ctx, input(issuer))];
-    for (const r of given) await releaseReservation(t.ctx, r);
-
-    const statements: string[] = [];
-    const pool = t.ctx.db.pool;
-    const query = pool.query.bind(pool);
-    pool.query = ((config: unknown, ...rest: unknown[]) => {
-      if (typeof config === 'object' && config && 'name' in config) statements.push(String(config.name));
-      return (query as (...a: unknown[]) => unknown)(config, ...rest);
-    }) as typeof pool.query;
-    let results: PromiseSettledResult<FolioReservation>[];
-    try {
-      results = await Promise.allSettled(Array.from({ length: 12 }, () => reserveFolio(t.ctx, input(issuer))));
-    } finally {
-      pool.query = query;
-    }
-    const served = results.filter((r) => r.status === 'fulfilled').map((r) => r.value);
-    const refused = results.filter((r) => r.status === 'rejected').map((r) => r.reason as { code?: string });
-    expect(served.map((r) => r.folio).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    expect(new Set(served.map((r) => r.token)).size).toBe(10);
-    expect(refused.map((e) => e.code)).toEqual(['FOLIOS_EXHAUSTED', 'FOLIOS_EXHAUSTED']);
-    // The first request ran alone; the eleven that came while it ran shared the next statements.
-    expect(statements.filter((n) => n === 'reserve-folios').length).toBeLessThanOrEqual(5);
-    // Each holds its own reservation: one written by the statement, confirmed by its own token.
-    for (const r of served) expect(await writeDocument(issuer, r)).toBe(1);
-    expect(await t.ctx.db.prisma.folioReservation.count({ where: { issuerId: issuer.id } })).toBe(0);
-    const stored = await t.ctx.db.prisma.document.findMany({
-      where: { issuerId: issuer.id },
-      orderBy: { folio: 'asc' },
-    });
-    expect(stored.map((d) => d.folio)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 });
