@@ -86,30 +86,6 @@ describe('the signing pool', () => {
     expect(s.stats().keyTransfers - before).toBeLessThanOrEqual(2);
   });
 
-  it('a worker that dies with a second document queued behind the one it signs fails only the first; the second is signed by the next worker', async () => {
-    let victim: Worker | null = null;
-    const s = signer({
-      workers: 1,
-      onDispatch: (worker) => {
-        if (victim) return;
-        victim = worker;
-        void worker.terminate();
-      },
-    });
-    const keys = material(33);
-    // Both are handed to the one worker at once (the second waits in its port).
-    const [first, second] = await Promise.allSettled([
-      s.sign({ doc: docOf(33, 1), timestamp: TSTED }, keys),
-      s.sign({ doc: docOf(33, 2), timestamp: TSTED }, keys),
-    ]);
-    expect(first.status).toBe('rejected');
-    expect(second.status).toBe('fulfilled');
-    const signed = ok((second as PromiseFulfilledResult<StageResult>).value);
-    expect(signed.ted).toContain('<F>2</F>');
-    expect(xmlsecVerify(signed.bytes).ok).toBe(true);
-    expect(s.stats()).toMatchObject({ workers: 1, tasks: 3 });
-  });
-
   it('a worker keeps the most recently used keys and forgets the others, in step with the pool', async () => {
     const s = signer({ workers: 1, maxKeys: 3 });
     const types = [33, 34, 41, 46] as const;

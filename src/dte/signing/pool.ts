@@ -1,8 +1,8 @@
 /**
  * The signing stage off the event loop (issue 11): a pool of `workers` worker threads, each
- * running `signStage` (TED, XML, XMLDSig, the last check) for one document at a time, with the
- * next one already handed over (PIPELINE_DEPTH); further documents wait in order. With
- * `workers: 0` the stage runs on the calling thread (the CLI, and `SIGN_WORKERS=0`).
+ * running `signStage` (TED, XML, XMLDSig, the last check) for one document at a time; further
+ * documents wait in order. With `workers: 0` the stage runs on the calling thread (the CLI,
+ * and `SIGN_WORKERS=0`).
  *
  * Key material goes to a worker once: the first document signed with a certificate or CAF in
  * a worker carries it in a `key` message before the task, the worker keeps it parsed (with the
@@ -13,7 +13,7 @@
  *
  * A worker that dies (an uncaught error, `terminate()`, out of memory) fails only the document
  * it was signing, with an error the API answers as a 500 (the issuing use case releases the
- * folio); the document handed over behind it, and the next ones, go to a new worker.
+ * folio); the pool starts a new worker for the next document.
  *
  * Why not piscina: its tasks go to whichever worker is free, so it cannot tell whether that
  * worker already holds a key, and every task would carry the keys again. The pool here is the
@@ -131,19 +131,9 @@ interface Pending {
 
 interface Slot {
   worker: Worker;
-  /** Documents handed to this worker, oldest first: the first is the one it is signing. */
-  inFlight: Pending[];
+  busy: Pending | null;
   keys: KeyTracker;
 }
-
-/**
- * Documents handed to one worker at once. With 2, the next document already waits in the
- * worker's port while it signs the current one, so a busy worker goes from one document to the
- * next without sleeping and waiting for the event loop to answer its reply (issue 11: the hand-off
- * cost ~0.3 ms of CPU per document with one at a time). A worker that dies fails only the
- * document it was signing; the ones queued behind it go to the next worker.
- */
-const PIPELINE_DEPTH = 2;
 
 /** Old-generation heap of a compiled signing worker, MB. */
 const WORKER_HEAP_MB = 64;
@@ -210,29 +200,26 @@ function workerSigner(opts: SignerOptions): Signer {
   let closed = false;
 
   function spawn(): Slot {
-    const slot: Slot = { worker: startWorker(), inFlight: [], keys: new KeyTracker(opts.maxKeys ?? MAX_KEYS) };
+    const slot: Slot = { worker: startWorker(), busy: null, keys: new KeyTracker(opts.maxKeys ?? MAX_KEYS) };
     slot.worker.unref();
     slot.worker.on('message', (reply: FromWorker) => {
-      // Replies come in the order the documents were handed over.
-      const pending = slot.inFlight[0];
+      const pending = slot.busy;
+      slot.busy = null;
+      slot.worker.unref();
       if (pending && pending.task.id === reply.id) {
-        slot.inFlight.shift();
-        // A worker with documents keeps the process alive until it answers; an idle one does not.
-        if (slot.inFlight.length === 0) slot.worker.unref();
         const result = fromWorker(reply);
         if (result instanceof Error) pending.reject(result);
         else pending.resolve(result);
       }
       pump();
     });
-    // A dead worker fails the document it was signing only: the documents queued behind it go
-    // back to the front of the queue, for the next worker (which is sent their keys anew).
+    // A dead worker fails its document only; the next document starts a new worker.
     const fail = (err: Error) => {
       if (!slots.includes(slot)) return;
       slots.splice(slots.indexOf(slot), 1);
-      const [signing, ...waiting] = slot.inFlight.splice(0);
-      signing?.reject(err);
-      queue.unshift(...waiting);
+      const pending = slot.busy;
+      slot.busy = null;
+      pending?.reject(err);
       void slot.worker.terminate();
       pump();
     };
@@ -243,8 +230,9 @@ function workerSigner(opts: SignerOptions): Signer {
   }
 
   function dispatch(slot: Slot, pending: Pending): void {
-    slot.inFlight.push(pending);
-    if (slot.inFlight.length === 1) slot.worker.ref();
+    slot.busy = pending;
+    // A worker with a document keeps the process alive until it answers; an idle one does not.
+    slot.worker.ref();
     const { send, forget } = slot.keys.use(pending.make);
     for (const id of forget) slot.worker.postMessage({ type: 'forget', id } satisfies ToWorker);
     for (const key of send) slot.worker.postMessage({ type: 'key', key } satisfies ToWorker);
@@ -254,21 +242,9 @@ function workerSigner(opts: SignerOptions): Signer {
     opts.onDispatch?.(slot.worker);
   }
 
-  /** An idle worker, else a new one while below `workers`, else the least busy with room. */
-  function nextSlot(): Slot | null {
-    const idle = slots.find((s) => s.inFlight.length === 0);
-    if (idle) return idle;
-    if (slots.length < opts.workers) return spawn();
-    let best: Slot | null = null;
-    for (const s of slots) {
-      if (s.inFlight.length < PIPELINE_DEPTH && (!best || s.inFlight.length < best.inFlight.length)) best = s;
-    }
-    return best;
-  }
-
   function pump(): void {
     while (!closed && queue.length > 0) {
-      const slot = nextSlot();
+      const slot = slots.find((s) => !s.busy) ?? (slots.length < opts.workers ? spawn() : null);
       if (!slot) return;
       dispatch(slot, queue.shift()!);
     }
@@ -288,7 +264,7 @@ function workerSigner(opts: SignerOptions): Signer {
       closed = true;
       for (const p of queue.splice(0)) p.reject(new Error('the signer is closed'));
       const running = slots.splice(0);
-      for (const s of running) for (const p of s.inFlight.splice(0)) p.reject(new Error('the signer is closed'));
+      for (const s of running) s.busy?.reject(new Error('the signer is closed'));
       await Promise.all(running.map((s) => s.worker.terminate()));
     },
   };
