@@ -825,7 +825,9 @@ describe('error classification (DESIGN §6)', () => {
     const error = await c.upload(dteUpload()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SiiAmbiguousError);
     expect((error as Error).message).toMatch(/within 400 ms/);
-    expect(Date.now() - started).toBeLessThan(3_000);
+    // The configured 400 ms gave up, not the 30 s default: a margin of 50× so a loaded machine
+    // cannot fail it (the server never answers, so only a timeout ends the call).
+    expect(Date.now() - started).toBeLessThan(20_000);
     const uploads = sii.to('POST /cgi_dte/UPL/DTEUpload');
     expect(uploads).toHaveLength(1);
     expect(multipartParts(uploads[0]!)[4]!.content.equals(envelope)).toBe(true);
