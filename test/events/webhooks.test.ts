@@ -421,6 +421,11 @@ describe('a slow receiver', () => {
     clock.advance(66_000);
     await eventually(async () => gotFolio(folio1).length === 1);
     expect(gotFolio(folio1)[0]!.error).toBeNull();
+    // The receiver counts the hit before it answers; the row says delivered once the answer is back.
+    const delivered = async () =>
+      (await first.db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: claimed[0]!.id } })).state ===
+      'delivered';
+    await eventually(delivered);
     const row = await first.db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: claimed[0]!.id } });
     expect(row).toMatchObject({ state: 'delivered', attempts: 2 });
     expect(gotFolio(folio2)).toHaveLength(1);
