@@ -87,11 +87,22 @@ export interface ThreadSplit {
  */
 export function threadSplit(pid: number): ThreadSplit {
   const split: ThreadSplit = { main: { user: 0, system: 0 }, others: { user: 0, system: 0 } };
-  let tasks: string[];
+  for (const [tid, t] of taskTimes(pid)) {
+    const part = tid === pid ? split.main : split.others;
+    part.user += t.user;
+    part.system += t.system;
+  }
+  return split;
+}
+
+/** User and system CPU ms of each live thread of a process (/proc/PID/task), by thread id. */
+function taskTimes(pid: number): Map<number, { user: number; system: number }> {
+  const times = new Map<number, { user: number; system: number }>();
+  let tasks: string[] = [];
   try {
     tasks = readdirSync(`/proc/${pid}/task`);
   } catch {
-    return split;
+    return times;
   }
   for (const tid of tasks) {
     let stat: string;
@@ -101,11 +112,12 @@ export function threadSplit(pid: number): ThreadSplit {
       continue;
     }
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const part = Number(tid) === pid ? split.main : split.others;
-    part.user += (Number(fields[14 - 3]) * 1000) / TICKS_PER_SECOND;
-    part.system += (Number(fields[15 - 3]) * 1000) / TICKS_PER_SECOND;
+    times.set(Number(tid), {
+      user: (Number(fields[14 - 3]) * 1000) / TICKS_PER_SECOND,
+      system: (Number(fields[15 - 3]) * 1000) / TICKS_PER_SECOND,
+    });
   }
-  return split;
+  return times;
 }
 
 /** `after - before`, per document. */
@@ -131,17 +143,5 @@ export function sumSplits(splits: ThreadSplit[]): ThreadSplit {
 
 /** CPU ms used so far by each live thread of a process (user + system), by thread id. */
 export function threadTimes(pid: number): Map<number, number> {
-  const times = new Map<number, number>();
-  let tasks: string[] = [];
-  try {
-    tasks = readdirSync(`/proc/${pid}/task`);
-  } catch {}
-  for (const tid of tasks) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      times.set(Number(tid), ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND);
-    } catch {}
-  }
-  return times;
+  return new Map([...taskTimes(pid)].map(([tid, t]) => [tid, t.user + t.system]));
 }
