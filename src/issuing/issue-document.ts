@@ -42,10 +42,11 @@ export function issuerInfo(issuer: Issuer): IssuerInfo {
     comuna: issuer.comuna,
     city: issuer.city,
     vatRate: issuer.vatRate,
-    // Sandbox issuers need no SII resolution; the printed stamp then says "Res. 0".
+    // Sandbox issuers need no SII resolution; the printed stamp then says "Res. 0" and dates it
+    // the day the issuer was created, in Santiago (a date-only column is stored at UTC midnight).
     resolutionDate: issuer.resolutionDate
       ? issuer.resolutionDate.toISOString().slice(0, 10)
-      : issuer.createdAt.toISOString().slice(0, 10),
+      : santiagoDate(issuer.createdAt),
     resolutionNumber: issuer.resolutionNumber ?? 0,
     ...(issuer.siiOffice && { siiOffice: issuer.siiOffice }),
   };
