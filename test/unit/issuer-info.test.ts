@@ -40,7 +40,7 @@ describe('issuer information on a document', () => {
     expect(info.resolutionNumber).toBe(0);
   });
 
-  it('keeps a live issuer\'s resolution date and number as registered', () => {
+  it("keeps a live issuer's resolution date and number as registered", () => {
     const info = issuerInfo(
       issuer({
         resolutionDate: new Date('2014-08-22T00:00:00Z'),
