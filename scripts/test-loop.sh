@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs the whole suite N times (default 20), each run shuffled with a fresh seed, in a copy of
-# the checkout made as CI makes it (a fresh `mktemp -d`, nothing beside it). One line per run:
-# its seed, passed/failed counts, wall time and the load average; the failed tests' names and
-# the run's full log are kept under the log directory. Replay a failed run with
-# `TEST_SEED=<seed> npm test`.
+# the checkout made as CI makes it (scripts/copy-checkout.sh: a fresh `mktemp -d`, nothing
+# beside it). One line per run: its seed, passed/failed counts, wall time and the load average;
+# the failed tests' names and the run's full log are kept under the log directory. Replay a
+# failed run with `TEST_SEED=<seed> npm test`.
 #
 #   scripts/test-loop.sh [runs] [log directory]
 set -uo pipefail
@@ -11,13 +11,10 @@ runs=${1:-20}
 cd "$(dirname "$0")/.."
 logs=$(realpath -m "${2:-.test-loop}")
 mkdir -p "$logs"
-origin=$(pwd)
 commit=$(git rev-parse --short HEAD)
-work=$(mktemp -d)
-cluster_home="/var/lib/timbre-pg/data-$(printf %s "$work/.data-test" | sha256sum | cut -c1-16)"
-trap 'rm -rf "$work" "$cluster_home"' EXIT
-git ls-files -z --cached --others --exclude-standard |
-  tar -cf - --null --ignore-failed-read -T - 2>/dev/null | tar -xf - -C "$work"
+# shellcheck source=copy-checkout.sh
+source scripts/copy-checkout.sh
+copy_checkout || { echo "could not copy the checkout to $work"; exit 1; }
 cd "$work" || exit 1
 npm ci --no-audit --no-fund >"$logs/npm-ci.log" 2>&1 || { echo "npm ci failed (see $logs/npm-ci.log)"; exit 1; }
 
