@@ -422,11 +422,10 @@ describe('a slow receiver', () => {
     await eventually(async () => gotFolio(folio1).length === 1);
     expect(gotFolio(folio1)[0]!.error).toBeNull();
     // The receiver counts the hit before it answers; the row says delivered once the answer is back.
-    const delivered = async () =>
-      (await first.db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: claimed[0]!.id } })).state ===
-      'delivered';
-    await eventually(delivered);
-    const row = await first.db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: claimed[0]!.id } });
+    const row = await eventually(async () => {
+      const r = await first.db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: claimed[0]!.id } });
+      return r.state === 'delivered' && r;
+    });
     expect(row).toMatchObject({ state: 'delivered', attempts: 2 });
     expect(gotFolio(folio2)).toHaveLength(1);
   });
