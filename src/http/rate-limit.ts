@@ -20,6 +20,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 
+/** Every window and its sweep are measured on the app's clock (`ctx.clock`), never `Date.now()`. */
 const WINDOW_MS = 60_000;
 
 interface Window {
@@ -31,7 +32,7 @@ export function registerRateLimit(app: FastifyInstance, ctx: AppContext): void {
   const limit = ctx.config.RATE_LIMIT_PER_MINUTE;
   const windows = new Map<string, Window>();
   const sweeper = setInterval(() => {
-    const now = Date.now();
+    const now = ctx.clock().getTime();
     for (const [k, w] of windows) if (now - w.start >= WINDOW_MS) windows.delete(k);
   }, WINDOW_MS);
   sweeper.unref();
@@ -41,7 +42,6 @@ export function registerRateLimit(app: FastifyInstance, ctx: AppContext): void {
     const mode = request.routeOptions.config?.auth ?? 'none';
     if (mode === 'none') return;
     const bucket = request.auth ? `key:${request.auth.id}` : `ip:${request.ip}`;
-    // The injected clock (tests move it to check the window and RateLimit-Reset).
     const now = ctx.clock().getTime();
     let w = windows.get(bucket);
     if (!w || now - w.start >= WINDOW_MS) {
@@ -74,7 +74,7 @@ export function registerFailureLimit(app: FastifyInstance, ctx: AppContext): voi
   const limit = ctx.config.AUTH_FAILURES_PER_MINUTE;
   const windows = new Map<string, Window>();
   const sweeper = setInterval(() => {
-    const now = Date.now();
+    const now = ctx.clock().getTime();
     for (const [k, w] of windows) if (now - w.start >= WINDOW_MS) windows.delete(k);
   }, WINDOW_MS);
   sweeper.unref();
@@ -86,7 +86,7 @@ export function registerFailureLimit(app: FastifyInstance, ctx: AppContext): voi
     if (mode === 'none') return;
     const w = windows.get(request.ip);
     if (!w) return;
-    const now = Date.now();
+    const now = ctx.clock().getTime();
     if (now - w.start >= WINDOW_MS) {
       windows.delete(request.ip);
       return;
@@ -104,7 +104,7 @@ export function registerFailureLimit(app: FastifyInstance, ctx: AppContext): voi
   app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
     const mode = request.routeOptions.config?.auth ?? 'none';
     if (mode === 'none' || !isFailure(mode, reply.statusCode, Boolean(request.headers.authorization))) return;
-    const now = Date.now();
+    const now = ctx.clock().getTime();
     let w = windows.get(request.ip);
     if (!w || now - w.start >= WINDOW_MS) {
       windows.delete(request.ip);

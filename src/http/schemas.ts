@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { isRealDate } from '../dte/calendar-date.ts';
 import { DTE_TYPES } from '../dte/model.ts';
 import { ERROR_CATALOG } from '../errors.ts';
-import { ESTADOS_SII } from '../issuing/list-documents.ts';
+import { ESTADOS_SII } from '../issuing/document-state.ts';
 
 /** `{rut}` in paths: any string here; the auth hook compares it with the key's issuer. */
 export const rutParam = z

@@ -124,6 +124,7 @@ export function documentInsert(input: DocumentInsertInput): DocumentInsert {
     submitAttempts: 0,
     lastSubmitError: null,
     voidedById: null,
+    estadoBeforeVoid: null,
     createdAt: written,
     updatedAt: written,
   };

@@ -15,7 +15,7 @@
  * `sii.estado` / `sii.glosa`).
  *
  *   local ─────────────────────────────────────────────▶ anulado   (sandbox void at issue)
- *   anulado ──▶ local / aceptado   (restored: the voiding 61 was voided by a 56)
+ *   anulado ──▶ the state it had   (restored: the voiding 61 was voided by a 56)
  *   pendiente ⇄ enviado ──▶ aceptado ──▶ aceptado_con_reparos
  *        │          │          │ └──────────────────────▶ anulado   (voiding note accepted)
  *        │          │          └─ aceptado_con_reparos ─▶ anulado
@@ -29,10 +29,13 @@ import type { AppContext } from '../context.ts';
 import type { DteDocument } from '../dte/model.ts';
 import { recordEvent } from './events.ts';
 import type { EventType } from './event-types.ts';
-import type { Document, Prisma } from '../generated/prisma/client.ts';
+import { type Document, EstadoSii, type Prisma } from '../generated/prisma/client.ts';
 import { documentView } from './document-view.ts';
-import type { EstadoSii } from './list-documents.ts';
 import { emailViewOf } from './email-view.ts';
+
+export { EstadoSii };
+/** Every state, in the order of a document's life (the schema's enum). */
+export const ESTADOS_SII = Object.values(EstadoSii) as [EstadoSii, ...EstadoSii[]];
 
 /** States the SII will not move any more (save a void). */
 export const FINAL_STATES: readonly EstadoSii[] = ['aceptado', 'aceptado_con_reparos', 'rechazado', 'anulado'];
@@ -100,12 +103,14 @@ export async function transition(
   issuerRut: string,
   change: Change,
 ): Promise<Document> {
-  const [locked] = await tx.$queryRaw<{ estado_sii: EstadoSii }[]>`
-    SELECT estado_sii FROM documents WHERE id = ${documentId}::uuid FOR UPDATE`;
+  const [locked] = await tx.$queryRaw<{ estado_sii: EstadoSii; estado_before_void: EstadoSii | null }[]>`
+    SELECT estado_sii, estado_before_void FROM documents WHERE id = ${documentId}::uuid FOR UPDATE`;
   if (!locked) throw new Error(`document ${documentId} not found`);
   const from = locked.estado_sii;
   const restoring = change.restore === true && from === 'anulado' && change.to !== undefined;
-  const to = change.to ? (restoring ? change.to : resolveState(from, change.to)) : from;
+  // A restored document goes back to the state it had before it was voided (recorded then;
+  // `change.to` only for rows voided before that was recorded).
+  const to = change.to ? (restoring ? (locked.estado_before_void ?? change.to) : resolveState(from, change.to)) : from;
   const document = await tx.document.update({
     where: { id: documentId },
     data: {
@@ -113,8 +118,9 @@ export async function transition(
       ...(to !== from && { estadoSii: to }),
       ...(change.siiCode !== undefined && { siiCode: change.siiCode }),
       ...(change.siiGlosa !== undefined && { siiGlosa: change.siiGlosa }),
+      ...(to === 'anulado' && to !== from && { estadoBeforeVoid: from }),
       ...(to === 'anulado' && change.voidedById && { voidedById: change.voidedById }),
-      ...(restoring && { voidedById: null }),
+      ...(restoring && { voidedById: null, estadoBeforeVoid: null }),
     },
   });
   if (to === from) return document;
@@ -195,6 +201,7 @@ export async function voidReferencedDocuments(
       });
       for (const original of voidedByTarget) {
         await transition(ctx, tx, original.id, issuerRut, {
+          // The state it had before the void wins (transition); this is the fallback.
           to: note.environment === 'sandbox' ? 'local' : 'aceptado',
           reason: `credit note ${ref.folio}, which voided it, was voided by debit note ${note.folio}`,
           restore: true,

@@ -12,7 +12,7 @@ import { SiiAmbiguousError, SiiAuthError, SiiProtocolError, SiiUnavailableError 
 import { isFinal, resolveState, transition } from './document-state.ts';
 import { environmentOf } from './environment.ts';
 import { signingCertificate } from './key-material.ts';
-import type { EstadoSii } from './list-documents.ts';
+import type { EstadoSii } from './document-state.ts';
 import { documentStatusQuery, estadoOfDocument, verdictOfUpload } from './sii-states.ts';
 
 export async function findIssuedDocument(

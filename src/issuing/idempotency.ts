@@ -13,7 +13,12 @@ import { AppError } from '../errors.ts';
 import type { IdempotencyKey } from '../generated/prisma/client.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+/** A claim older than this (on the app's clock, like the 24 h window) belonged to a dead process. */
 const STALE_LOCK_MS = 60_000;
+/**
+ * How long a concurrent duplicate sleeps waiting for the first request: real elapsed time
+ * (`performance.now()`), because it bounds this request's own wait, not a window of the key.
+ */
 const WAIT_MS = 15_000;
 
 export function requestFingerprint(endpoint: string, body: unknown): string {
@@ -46,7 +51,7 @@ export async function claimIdempotencyKey(
   input: { issuerId: string; key: string; endpoint: string; requestHash: string },
 ): Promise<Claim> {
   const { prisma } = ctx.db;
-  const deadline = Date.now() + WAIT_MS;
+  const deadline = performance.now() + WAIT_MS;
   for (;;) {
     const now = ctx.clock();
     await prisma.idempotencyKey.deleteMany({
@@ -93,7 +98,7 @@ export async function claimIdempotencyKey(
       }
       continue;
     }
-    if (Date.now() > deadline) {
+    if (performance.now() > deadline) {
       throw new AppError('IDEMPOTENCY_IN_PROGRESS', undefined, { headers: { 'Retry-After': '2' } });
     }
     await sleep(100);

@@ -1,17 +1,21 @@
 /**
- * Issuing a document: the pipeline of STYLE §7, top to bottom.
+ * Issuing a document, top to bottom:
  *
  *   validate (route, zod) → compute totals → check certificate (live), configuration and
  *   references → reserve folio (one autocommit statement) → build XML, stamp TED, sign,
  *   XSD-validate (no transaction open, so requests sign in parallel) → persist (one
- *   transaction: confirm the folio, insert the document, void the referenced one, queue the
- *   live submission) → submit (live, after commit)
+ *   transaction: confirm the folio, re-check a note's references under lock, insert the
+ *   document, void the referenced one, queue the live submission) → submit (live, after commit)
  *
- * Everything that can fail because of the request happens before the folio is reserved. From
- * the reservation on, any failure (signing, XSD, the transaction) releases the reserved folio at
- * once, so the next request takes it; a process that dies holding a reservation leaves it to
- * be reused after its lease (FOLIO_LEASE_MS). A document is stored only together with its
- * signed XML, and a folio is consumed only when that transaction commits.
+ * What can fail because of the request is checked before the folio is reserved, with three
+ * exceptions that can only be judged later: the CAF's authorisation date (the CAF is known once
+ * a folio of it is reserved), the final check of the signed bytes, and a note's references
+ * (checked early, then again in the storing transaction with the referenced documents locked,
+ * because a concurrent note can change the answer). From the reservation on, any failure releases
+ * the reserved folio at once, so the next request takes it and no folio is consumed by a refused
+ * request; a process that dies holding a reservation leaves it to be reused after its lease
+ * (FOLIO_LEASE_MS). A document is stored only together with its signed XML, and a folio is
+ * consumed only when that transaction commits.
  */
 import type { AppContext } from '../context.ts';
 import type { IssueRequest } from '../dte/issue-request.ts';
@@ -27,7 +31,7 @@ import { documentInsert } from './document-insert.ts';
 import { voidReferencedDocuments } from './document-state.ts';
 import { fileUrls, totalsView } from './document-view.ts';
 import { environmentOf } from './environment.ts';
-import { checkReferences, receiverFromTarget } from './references.ts';
+import { checkReferences, type ReferenceCheck, receiverFromTarget, recheckReferences } from './references.ts';
 import { ensureSandboxCaf, type FolioReservation, releaseReservation, reserveFolio } from './folios.ts';
 import { cafMaterialById, signingCertificate } from './key-material.ts';
 import { buildSubmissionEnvelope, submitNow } from './submissions.ts';
@@ -89,7 +93,8 @@ export async function issueDocument(
   const certificateNow = env === 'live' || ctx.caches.certificateList(issuer.id) !== undefined;
   const early = certificateNow ? (await signingCertificate(ctx, issuer, env === 'live')).cert : null;
   if (env === 'live') assertLiveConfigured(issuer);
-  const { voided, target } = await checkReferences(ctx, issuer, env, computed);
+  const references = await checkReferences(ctx, issuer, env, computed);
+  const { target } = references;
   const draft: DteDocument =
     computed.type === 61 ? { ...computed, receiver: receiverFromTarget(computed.receiver, target) } : computed;
   if (env === 'sandbox') await ensureSandboxCaf(ctx, issuer, draft.type);
@@ -115,7 +120,18 @@ export async function issueDocument(
         (await signingCertificate(ctx, issuer, false, { hasImported: reservation.hasImportedCertificate })).cert;
       const built = await buildSigned(ctx, { doc, cafId: reservation.cafId, cert, env, timestamp });
       const envelope = env === 'live' ? await buildSubmissionEnvelope(ctx, issuer, built.bytes, doc.type) : null;
-      stored = await persistDocument(ctx, { issuer, env, date, req, doc, reservation, built, envelope, voided, opts });
+      stored = await persistDocument(ctx, {
+        issuer,
+        env,
+        date,
+        req,
+        doc,
+        reservation,
+        built,
+        envelope,
+        references,
+        opts,
+      });
     } catch (err) {
       // The folio goes back at once, whatever failed (the transaction rolled back).
       await releaseReservation(ctx, reservation).catch((e: unknown) =>
@@ -142,7 +158,8 @@ interface PersistInput {
   reservation: FolioReservation;
   built: { ted: string; bytes: Buffer };
   envelope: Buffer | null;
-  voided: Document | null;
+  /** The early check of the references: re-checked under lock when it names documents to lock. */
+  references: ReferenceCheck;
   opts: IssueOptions;
 }
 
@@ -151,14 +168,16 @@ interface PersistInput {
  * link the Idempotency-Key, queue the e-mail and the live submission, write the event — one SQL
  * statement (document-insert.ts), so one round trip and one implicit transaction. Two rarer
  * cases need more in the same transaction and run that statement inside a Prisma transaction:
- * a sandbox credit note that voids its reference, and a folio stock that falls below the
- * issuer's alert threshold. Either way all of it commits or none of it does.
+ * a note whose rules depend on other notes (it locks the documents it references and checks
+ * them again, references.ts; a sandbox voiding note also voids its reference there), and a
+ * folio stock that falls below the issuer's alert threshold. Either way all of it commits or
+ * none of it does.
  */
 async function persistDocument(
   ctx: AppContext,
   input: PersistInput,
 ): Promise<{ created: Document; submissionId: string | null }> {
-  const { issuer, env, date, doc, reservation, voided } = input;
+  const { issuer, env, date, doc, reservation } = input;
   const now = ctx.clock();
   const to = input.req.receiver?.email ? [input.req.receiver.email] : [];
   const insert = documentInsert({
@@ -177,20 +196,22 @@ async function persistDocument(
     now,
   });
   const created = insert.document;
-  const voids = voided !== null && env === 'sandbox';
+  const locks = input.references.lockIds.length > 0;
   const threshold = folioThreshold(issuer, doc.type, reservation.stock.lastRangeSize);
-  if (!voids && reservation.stock.available >= threshold) {
+  if (!locks && reservation.stock.available >= threshold) {
     const { rowCount } = await ctx.db.pool.query({ name: 'insert-document', text: insert.text, values: insert.values });
     if (rowCount !== 1) throw new LeaseLost();
     return { created, submissionId: insert.submissionId };
   }
   return ctx.db.prisma.$transaction(
     async (tx) => {
+      // The rules that depend on other notes, again, with the referenced documents locked.
+      const references = await recheckReferences(ctx, tx, issuer, env, doc, input.references);
       const rows = await tx.$queryRawUnsafe<{ id: string }[]>(insert.text, ...insert.values);
       if (rows.length !== 1) throw new LeaseLost();
       // Sandbox: a voiding credit note voids at once (live waits for the SII's acceptance;
       // document-state.ts owns the rule and announces document.voided).
-      if (voids) await voidReferencedDocuments(ctx, tx, issuer.rut, created);
+      if (references.voided && env === 'sandbox') await voidReferencedDocuments(ctx, tx, issuer.rut, created);
       await checkFolioStock(tx, { issuer, env, type: doc.type, today: date, now });
       return { created, submissionId: insert.submissionId };
     },

@@ -28,19 +28,9 @@
 import type { AppContext } from '../context.ts';
 import type { DteType } from '../dte/model.ts';
 import { type EmailMessage, type Issuer, Prisma } from '../generated/prisma/client.ts';
+import type { EstadoSii } from './document-state.ts';
 import { emailViewOf } from './email-view.ts';
 import { type DocumentView, documentView, type ListedDocument, searchable } from './document-view.ts';
-
-export const ESTADOS_SII = [
-  'local',
-  'pendiente',
-  'enviado',
-  'aceptado',
-  'aceptado_con_reparos',
-  'rechazado',
-  'anulado',
-] as const;
-export type EstadoSii = (typeof ESTADOS_SII)[number];
 
 export interface ListFilters {
   type?: DteType;

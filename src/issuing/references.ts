@@ -1,25 +1,38 @@
 /**
- * The references of a note (56/61) or of any document that names another one (FMT "Referencias"):
- * checked against the issuer's own documents before a folio is reserved, and the effect an
- * issued note has on the document it voids.
+ * The references of a note (56/61) or of any document that names another one (SII "Formato
+ * DTE" v2.2, Referencias: TpoDocRef, FolioRef, FchRef, CodRef): checked against the issuer's
+ * own documents.
  *
- * Rule 3 of issue 9, the part that needs the referenced document ([FMT] Referencias: TpoDocRef,
- * FolioRef, FchRef, CodRef; [MUE] notes): same receiver RUT, FchRef equal to its date, a voiding
- * note repeats its totals, a note correcting amounts never credits more than what remains after
- * earlier notes, and a 56 that voids a 61 restores the document the 61 had voided.
+ * The rules that need the referenced document: same receiver RUT, FchRef equal to its date, not
+ * already voided, a voiding note (CodRef 1) repeats its totals and is the only note that voids
+ * it, and a credit note never credits more than what remains after the notes already issued
+ * against it (CodRef 1 and 3 both credit; CodRef 2 corrects text only).
+ *
+ * Some of these depend on other notes, so two requests checked side by side could both pass
+ * (four voiding notes of one factura; three 6 000 notes against 11 900). `checkReferences` runs
+ * twice: once early, without locks, so that a plain mistake is answered before a folio is
+ * reserved; and again inside the transaction that stores the note (`recheckReferences`), after
+ * `SELECT … FOR UPDATE` on every referenced document. Every note against a document takes that
+ * lock before it reads the other notes, so the second of two concurrent notes waits for the first
+ * to commit, sees it, and is refused exactly as if it had come later.
  */
 import type { AppContext } from '../context.ts';
 import { DTE_TYPES, type DteDocument, type DteType, type ReceiverInfo } from '../dte/model.ts';
 import { AppError, validationError } from '../errors.ts';
-import type { Document, Environment, Issuer, Prisma } from '../generated/prisma/client.ts';
+import { type Document, type Environment, type Issuer, Prisma } from '../generated/prisma/client.ts';
 
 const isOwnDteType = (t: string): t is `${DteType}` => (DTE_TYPES as readonly number[]).map(String).includes(t);
 
+/** Where the rules read from: the pool (early check) or the storing transaction (re-check). */
+type Reader = Pick<Prisma.TransactionClient, 'document'>;
+
 export interface ReferenceCheck {
-  /** The document a 61 (or a 56 voiding a 61) voids. */
+  /** The document a voiding note (61 CodRef 1, or a 56 voiding a 61) voids. */
   voided: Document | null;
   /** The referenced own document of a note, whose receiver fills a 61's missing fields. */
   target: Document | null;
+  /** Referenced documents whose rules depend on other notes: locked and re-checked at store. */
+  lockIds: string[];
 }
 
 /** Checks references to documents of this issuer (throws a 400 naming the reference). */
@@ -28,15 +41,16 @@ export async function checkReferences(
   issuer: Issuer,
   env: Environment,
   doc: DteDocument,
+  reader: Reader = ctx.db.prisma,
 ): Promise<ReferenceCheck> {
   const note = doc.type === 56 || doc.type === 61;
-  const out: ReferenceCheck = { voided: null, target: null };
+  const out: ReferenceCheck = { voided: null, target: null, lockIds: [] };
   for (const [i, ref] of doc.refs.entries()) {
     // References to the electronic types Timbre issues must point at a document this issuer
     // really issued (in the same environment). Other reference types (paper documents 30…,
     // 801 orden de compra, 802 nota de pedido, SET, …) cannot be checked and are accepted.
     if (!isOwnDteType(ref.type) || !/^\d+$/.test(ref.folio)) continue;
-    const target = await ctx.db.prisma.document.findUnique({
+    const target = await reader.document.findUnique({
       where: {
         issuerId_type_folio_environment: {
           issuerId: issuer.id,
@@ -60,15 +74,14 @@ export async function checkReferences(
     if (!note || ref.code === undefined) continue;
     out.target = target;
     const name = `${ref.type}/${ref.folio}`;
-    // A note modifies a document of the same receiver ([FMT] Referencias; the SII cross-checks
-    // the RUTRecep of both).
+    // A note modifies a document of the same receiver (the SII cross-checks the RUTRecep of both).
     if (target.receiverRut !== doc.receiver.rut) {
       throw validationError(
         'receiver.rut',
         `must be the receiver of the referenced document ${name} (${target.receiverRut})`,
       );
     }
-    // FchRef is the referenced document's FchEmis ([FMT] Referencias FchRef).
+    // FchRef is the referenced document's FchEmis.
     const targetDate = target.date.toISOString().slice(0, 10);
     if (ref.date !== targetDate) {
       throw validationError(`refs[${i}].date`, `must be the date of ${name} (${targetDate})`);
@@ -77,8 +90,11 @@ export async function checkReferences(
       throw validationError(`refs[${i}].folio`, `the referenced document ${name} is already voided`);
     }
     const t = doc.totals;
+    const credits = doc.type === 61 && (ref.code === 1 || ref.code === 3);
+    if (ref.code === 1 || credits) out.lockIds.push(target.id);
+    const others = ref.code === 1 || credits ? await notesAgainst(reader, target) : [];
     if (ref.code === 1) {
-      // A voiding note repeats the original totals ([FMT] CodRef 1 "Anula Documento de Referencia").
+      // A voiding note repeats the original totals (CodRef 1 "Anula Documento de Referencia").
       const same =
         Number(target.total) === t.total &&
         Number(target.net) === t.net &&
@@ -91,16 +107,30 @@ export async function checkReferences(
           { details: [{ path: 'items', message: `totals must equal those of ${name}` }] },
         );
       }
+      // One voiding note per document: in live a voiding note takes effect when the SII accepts
+      // it, so until then the document is not `anulado` yet but is already being voided.
+      const voiding = others.find((n) => n.code === 1);
+      if (voiding) {
+        throw validationError(
+          `refs[${i}].folio`,
+          `the referenced document ${name} is already voided by note ${voiding.type}/${voiding.folio} (${voiding.estadoSii})`,
+        );
+      }
       out.voided = target;
     }
-    if (doc.type === 61 && ref.code === 3) {
-      // A credit note never credits more than what remains of the document after earlier ones.
-      const credited = await creditedSoFar(ctx, target);
+    if (credits) {
+      // A credit note never credits more than what remains of the document after earlier ones;
+      // a voiding one credits the whole total, so nothing may have been credited before it.
+      const credited = others.filter((n) => n.type === 61).reduce((sum, n) => sum + n.total, 0);
       const remaining = Number(target.total) - credited;
       if (t.total > remaining) {
+        const hint =
+          ref.code === 1
+            ? ` A voiding note would credit the whole total again; credit the ${remaining} left with CodRef 3 instead.`
+            : '';
         throw new AppError(
           'TOTALS_MISMATCH',
-          `A credit note may credit at most what remains of ${name}: total ${target.total}, already credited ${credited}, remaining ${remaining}; this note credits ${t.total}.`,
+          `A credit note may credit at most what remains of ${name}: total ${target.total}, already credited ${credited}, remaining ${remaining}; this note credits ${t.total}.${hint}`,
           {
             details: [{ path: 'items', message: `the note credits more than the ${remaining} that remain of ${name}` }],
           },
@@ -111,31 +141,73 @@ export async function checkReferences(
   return out;
 }
 
-/** Σ MntTotal of the credit notes (61, not voided) already issued against `target`. */
-async function creditedSoFar(ctx: AppContext, target: Document): Promise<number> {
-  const notes = await ctx.db.prisma.document.findMany({
-    where: {
-      issuerId: target.issuerId,
-      environment: target.environment,
-      type: 61,
-      receiverRut: target.receiverRut,
-      NOT: { estadoSii: { in: ['anulado', 'rechazado'] } },
-    },
-    select: { total: true, model: true },
-  });
-  let sum = 0;
-  for (const n of notes) {
-    const refs = (n.model as unknown as DteDocument).refs ?? [];
-    if (refs.some((r) => r.type === String(target.type) && r.folio === String(target.folio) && r.code !== 2)) {
-      sum += Number(n.total);
-    }
-  }
-  return sum;
+/**
+ * The re-check inside the transaction that stores the note: locks the referenced documents
+ * (in id order, so two notes naming the same documents never deadlock), then runs every rule
+ * again on what is committed now. Throws like `checkReferences`; the caller's transaction then
+ * rolls back and the reserved folio is released.
+ */
+export async function recheckReferences(
+  ctx: AppContext,
+  tx: Prisma.TransactionClient,
+  issuer: Issuer,
+  env: Environment,
+  doc: DteDocument,
+  early: ReferenceCheck,
+): Promise<ReferenceCheck> {
+  const ids = [...new Set(early.lockIds)].sort();
+  if (ids.length === 0) return early;
+  await tx.$queryRaw`SELECT id FROM documents WHERE id IN (${Prisma.join(ids.map((id) => Prisma.sql`${id}::uuid`))}) ORDER BY id FOR UPDATE`;
+  return checkReferences(ctx, issuer, env, doc, tx);
+}
+
+interface NoteAgainst {
+  type: number;
+  folio: number;
+  total: number;
+  estadoSii: string;
+  /** The note's CodRef for the document (1 voids, 3 corrects amounts). */
+  code: 1 | 3;
 }
 
 /**
- * Rule 2: a 61 may carry only `rut` and `name` (contract §2); the giro, address, comuna and city
- * come from the referenced document of this issuer, and what the caller gave wins.
+ * The notes (56, 61) of this issuer that void or correct the amounts of `target` and still
+ * count: not voided, not rejected by the SII (pending and sent ones count, as the SII may
+ * accept them).
+ */
+async function notesAgainst(reader: Reader, target: Document): Promise<NoteAgainst[]> {
+  const notes = await reader.document.findMany({
+    where: {
+      issuerId: target.issuerId,
+      environment: target.environment,
+      type: { in: [56, 61] },
+      receiverRut: target.receiverRut,
+      NOT: { estadoSii: { in: ['anulado', 'rechazado'] } },
+    },
+    select: { type: true, folio: true, total: true, estadoSii: true, model: true },
+  });
+  const out: NoteAgainst[] = [];
+  for (const n of notes) {
+    const refs = (n.model as unknown as DteDocument).refs ?? [];
+    const ref = refs.find(
+      (r) => r.type === String(target.type) && r.folio === String(target.folio) && (r.code === 1 || r.code === 3),
+    );
+    if (ref) {
+      out.push({
+        type: n.type,
+        folio: n.folio,
+        total: Number(n.total),
+        estadoSii: n.estadoSii,
+        code: ref.code as 1 | 3,
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * A 61 may carry only `rut` and `name`; the giro, address, comuna and city come from the
+ * referenced document of this issuer, and what the caller gave wins.
  */
 export function receiverFromTarget(receiver: ReceiverInfo, target: Document | null): ReceiverInfo {
   if (!target) return receiver;
@@ -145,35 +217,4 @@ export function receiverFromTarget(receiver: ReceiverInfo, target: Document | nu
     if (out[k] === undefined && from[k] !== undefined) out[k] = from[k];
   }
   return out;
-}
-
-/**
- * What an issued note does to the documents it references (sandbox: when it is stored; live:
- * when the SII accepts it): a 61 voiding (CodRef 1) marks its document `anulado`; a 56 voiding a
- * 61 marks the 61 `anulado` and restores the document that 61 had voided.
- */
-export async function applyVoids(tx: Prisma.TransactionClient, note: Document): Promise<void> {
-  if (note.type !== 61 && note.type !== 56) return;
-  const model = note.model as unknown as DteDocument;
-  for (const ref of model.refs ?? []) {
-    if (ref.code !== 1 || !/^\d+$/.test(ref.type) || !/^\d+$/.test(ref.folio)) continue;
-    if (note.type === 56 && ref.type !== '61') continue;
-    const where = {
-      issuerId: note.issuerId,
-      environment: note.environment,
-      type: Number(ref.type),
-      folio: Number(ref.folio),
-    };
-    if (note.type === 56) {
-      const creditNote = await tx.document.findUnique({ where: { issuerId_type_folio_environment: where } });
-      if (creditNote) {
-        // The original is valid again: back to the state of an issued document of its environment.
-        await tx.document.updateMany({
-          where: { voidedById: creditNote.id, estadoSii: 'anulado' },
-          data: { estadoSii: note.environment === 'sandbox' ? 'local' : 'aceptado', voidedById: null },
-        });
-      }
-    }
-    await tx.document.updateMany({ where, data: { estadoSii: 'anulado', voidedById: note.id } });
-  }
 }

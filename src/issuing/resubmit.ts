@@ -11,6 +11,7 @@
  * - accepted, accepted with objections, voided: nothing is sent; the answer says so.
  */
 import type { AppContext } from '../context.ts';
+import { isUniqueViolation } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import type { Issuer } from '../generated/prisma/client.ts';
 import { isAccepted } from './document-state.ts';
@@ -46,8 +47,18 @@ export async function resubmitDocument(
 
   let submissionId: string;
   if (!latest || (latest.state === 'done' && document.estadoSii === 'rechazado')) {
-    const created = await createSubmission(ctx, { issuer, document });
-    submissionId = created.id;
+    try {
+      const created = await createSubmission(ctx, { issuer, document });
+      submissionId = created.id;
+    } catch (err) {
+      // A concurrent resubmit created it first: the schema allows one open submission per
+      // document (submissions_one_open_per_document), and this request follows that one.
+      if (!isUniqueViolation(err)) throw err;
+      const open = await ctx.db.prisma.submission.findFirstOrThrow({
+        where: { documentId: document.id, state: { not: 'done' } },
+      });
+      submissionId = open.id;
+    }
   } else {
     submissionId = latest.id;
   }

@@ -8,7 +8,7 @@ import { envelopeKindOf } from '../dte/envelope.ts';
 import type { Document } from '../generated/prisma/client.ts';
 import type { DocumentStatus, DocumentStatusInput, UploadStatus } from '../sii/types.ts';
 
-import type { EstadoSii } from './list-documents.ts';
+import type { EstadoSii } from './document-state.ts';
 
 /** DTEUpload STATUS values that refuse the file for good (docs/sii-reference.md §7.3); others are retried. */
 export const FINAL_UPLOAD_REFUSALS: Readonly<Record<number, string>> = {

@@ -33,7 +33,7 @@ import {
 import { santiagoTimestamp } from '../dte/chile-time.ts';
 import { transition } from './document-state.ts';
 import { signingCertificate } from './key-material.ts';
-import type { EstadoSii } from './list-documents.ts';
+import type { EstadoSii } from './document-state.ts';
 import {
   documentStatusQuery,
   estadoOfDocument,
@@ -180,6 +180,10 @@ export async function runSubmission(
   try {
     outcome = await step(ctx, submission);
   } catch (err) {
+    if (err instanceof LeaseLost) {
+      ctx.log.warn({ submission: id }, 'submission lease lost before the upload; the new holder goes on');
+      return null;
+    }
     // Our own failure (e.g. the certificate cannot be read): keep the row, retry later.
     ctx.log.error({ err, submission: id }, 'submission step failed');
     outcome = {
@@ -192,6 +196,9 @@ export async function runSubmission(
   return save(ctx, submission, outcome);
 }
 
+/** This worker's lease on a submission ended and another worker took it over. */
+class LeaseLost extends Error {}
+
 /**
  * Runs a submission's next step now (the issue call, a resubmit) and schedules the one after.
  * Null when another worker holds it right now.
@@ -202,14 +209,20 @@ export async function submitNow(ctx: AppContext, submissionId: string): Promise<
   return step;
 }
 
-async function save(ctx: AppContext, submission: Submission, o: Outcome): Promise<StepResult> {
+/**
+ * Writes a step's outcome, only while this worker still holds the lease it claimed: a step that
+ * outlived its lease (a slow SII) was taken over by another worker, whose view wins; this one's
+ * outcome is dropped (null). The other worker found the row `sending` and asks the SII before
+ * sending anything again, so nothing is lost.
+ */
+async function save(ctx: AppContext, submission: Submission, o: Outcome): Promise<StepResult | null> {
   const now = ctx.clock();
   const nextRunAt = o.nextInMs === null ? null : new Date(now.getTime() + o.nextInMs);
   const issuerRut = await rutOfIssuer(ctx, submission.issuerId);
   const { estadoSii, siiCode, siiGlosa, ...extra } = o.document ?? {};
   return ctx.db.prisma.$transaction(async (tx) => {
-    const updated = await tx.submission.update({
-      where: { id: submission.id },
+    const held = await tx.submission.updateMany({
+      where: { id: submission.id, leaseUntil: submission.leaseUntil },
       data: {
         state: o.state,
         leaseUntil: null,
@@ -217,6 +230,14 @@ async function save(ctx: AppContext, submission: Submission, o: Outcome): Promis
         ...o.submission,
       },
     });
+    if (held.count === 0) {
+      ctx.log.warn(
+        { submission: submission.id, state: o.state },
+        'submission lease lost during the step; its outcome is left to the new holder',
+      );
+      return null;
+    }
+    const updated = await tx.submission.findUniqueOrThrow({ where: { id: submission.id } });
     // The document's state is owned by document-state.ts, which also announces the change.
     const document = await transition(ctx, tx, submission.documentId, issuerRut, {
       ...(estadoSii && { to: estadoSii as EstadoSii }),
@@ -280,11 +301,16 @@ function describe(err: unknown): string {
 
 async function upload(ctx: AppContext, s: Submission, sc: StepContext): Promise<Outcome> {
   const { document, issuer, cert, service } = sc;
-  // Recorded before the call: a crash during the upload must leave a trace (see header).
-  await ctx.db.prisma.$transaction([
-    ctx.db.prisma.submission.update({ where: { id: s.id }, data: { state: 'sending', attempts: { increment: 1 } } }),
-    ctx.db.prisma.document.update({ where: { id: document.id }, data: { submitAttempts: { increment: 1 } } }),
-  ]);
+  // Recorded before the call: a crash during the upload must leave a trace (see header). Only
+  // while this worker holds the lease: one that lost it never uploads.
+  await ctx.db.prisma.$transaction(async (tx) => {
+    const held = await tx.submission.updateMany({
+      where: { id: s.id, leaseUntil: s.leaseUntil },
+      data: { state: 'sending', attempts: { increment: 1 } },
+    });
+    if (held.count === 0) throw new LeaseLost();
+    await tx.document.update({ where: { id: document.id }, data: { submitAttempts: { increment: 1 } } });
+  });
   const attempt = s.attempts + 1;
   let result: UploadResult;
   try {

@@ -11,7 +11,7 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Prisma } from '../../src/generated/prisma/client.ts';
+import type { EstadoSii, Prisma } from '../../src/generated/prisma/client.ts';
 import { countingPeriods, foldCounts } from '../../src/issuing/list-documents.ts';
 import { buildTestApp, createTestTenant, type KeyClient, type TestApp } from '../helpers/app.ts';
 import { factura, RECEIVER, requestFor } from '../helpers/requests.ts';
@@ -139,7 +139,7 @@ async function expectTotalsMatchCounts() {
     }
     if (c.estado !== undefined) {
       params.set('estado_sii', c.estado);
-      where.estadoSii = c.estado;
+      where.estadoSii = c.estado as EstadoSii;
     }
     const [from, to] = c.range;
     if (from) params.set('desde', from);

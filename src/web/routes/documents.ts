@@ -9,7 +9,8 @@ import type { Environment } from '../../generated/prisma/client.ts';
 import { documentFile } from '../../issuing/document-files.ts';
 import { findIssuedDocument } from '../../issuing/document-status.ts';
 import { environmentOf } from '../../issuing/environment.ts';
-import { ESTADOS_SII, type EstadoSii, type ListFilters, listDocuments } from '../../issuing/list-documents.ts';
+import { ESTADOS_SII, type EstadoSii } from '../../issuing/document-state.ts';
+import { type ListFilters, listDocuments } from '../../issuing/list-documents.ts';
 import { resubmitDocument } from '../../issuing/resubmit.ts';
 import { curlExample, estadoBadge, typeBadge } from '../components.ts';
 import {
