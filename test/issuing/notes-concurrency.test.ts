@@ -13,8 +13,10 @@ import { issueRequestSchema } from '../../src/dte/issue-request.ts';
 import type { Issuer } from '../../src/generated/prisma/client.ts';
 import { AppError } from '../../src/errors.ts';
 import type { AppContext } from '../../src/context.ts';
-import { buildTestApp, createTestIssuer, type TestApp } from '../helpers/app.ts';
-import { createLiveIssuer, estadoOf, eventually, startLiveApp, startSimulator } from '../helpers/live.ts';
+import { bearer, buildTestApp, createTestIssuer, type TestApp } from '../helpers/app.ts';
+import { runSubmission } from '../../src/issuing/submissions.ts';
+import { createLiveIssuer, estadoOf, eventually, liveEnv, startLiveApp, startSimulator } from '../helpers/live.ts';
+import { waitFor } from '../helpers/time.ts';
 import { factura, RECEIVER } from '../helpers/requests.ts';
 
 const ROUNDS = 3;
@@ -185,11 +187,13 @@ describe('one after the other', () => {
 describe('live: a voiding note is pending until the SII accepts it', () => {
   let live: TestApp;
   let sim: Awaited<ReturnType<typeof startSimulator>>['sim'];
+  let simUrl: string;
   let lv: Awaited<ReturnType<typeof createLiveIssuer>>;
 
   beforeAll(async () => {
     const started = await startSimulator();
     sim = started.sim;
+    simUrl = started.url;
     live = await startLiveApp(sim, started.url);
     lv = await createLiveIssuer(live, sim, [33, 56, 61]);
   });
@@ -241,5 +245,67 @@ describe('live: a voiding note is pending until the SII accepts it', () => {
     });
     expect(back).toBe('aceptado_con_reparos');
     expect(await estadoOf(live, lv.rut, 61, credit.folio)).toBe('anulado');
+  });
+
+  it('two resubmits of one rejected document at once create one new submission, and the SII gets it once', async () => {
+    // RUTRecep 11111111-1: the simulator rejects it.
+    const res = await post(factura({ receiver: { ...RECEIVER, rut: '11111111-1' } }));
+    expect(res.statusCode, res.body).toBe(200);
+    const folio = res.json().folio as number;
+    expect(await settled(33, folio)).toBe('rechazado');
+    const doc = await live.ctx.db.prisma.document.findFirstOrThrow({
+      where: { issuerId: lv.issuer.id, type: 33, folio },
+    });
+    const resend = () =>
+      live.app.inject({
+        method: 'POST',
+        url: '/api/emision_reenviar',
+        headers: bearer(lv.key),
+        payload: { rut: lv.rut, type: 33, folio },
+      });
+    const answers = await Promise.all([resend(), resend()]);
+    for (const a of answers) expect(a.statusCode, a.body).toBe(200);
+    const submissions = await live.ctx.db.prisma.submission.findMany({ where: { documentId: doc.id } });
+    expect(submissions).toHaveLength(2); // the first one and exactly one resubmission
+    expect(await settled(33, folio)).toBe('rechazado');
+    const uploads = sim
+      .uploads()
+      .filter((u) => u.companyRut === lv.rut && u.documents.some((d) => d.folio === folio && d.type === 33));
+    expect(uploads).toHaveLength(2);
+  });
+
+  it('a worker whose lease was taken over mid-upload does not overwrite the new holder’s outcome', async () => {
+    const quiet = await buildTestApp({ env: liveEnv(sim, simUrl, { JOBS_ENABLED: 'false' }), shareDatabaseOf: live });
+    // The first attempt, right after the commit, cannot reach the SII: the submission stays queued.
+    sim.setFault({ kind: 'down', paths: ['/cgi_dte/UPL/DTEUpload'], count: 1 });
+    const res = await quiet.as(lv.key).post(`/api/${lv.rut}/emitir`, factura());
+    expect(res.statusCode, res.body).toBe(200);
+    const doc = await quiet.ctx.db.prisma.document.findFirstOrThrow({
+      where: { issuerId: lv.issuer.id, type: 33, folio: res.json().folio },
+    });
+    expect(doc.estadoSii).toBe('pendiente');
+    const submission = await quiet.ctx.db.prisma.submission.findFirstOrThrow({ where: { documentId: doc.id } });
+
+    // This worker's upload is slow; while it waits, its lease passes to another worker, which
+    // records its own view of the submission.
+    sim.setFault({ kind: 'slow', delayMs: 1500, paths: ['/cgi_dte/UPL/DTEUpload'], count: 1 });
+    const step = runSubmission(quiet.ctx, submission.id, { force: true });
+    await waitFor(
+      async () =>
+        (await quiet.ctx.db.prisma.submission.findUniqueOrThrow({ where: { id: submission.id } })).state === 'sending',
+      { what: 'the upload under way' },
+    );
+    const otherLease = new Date(Date.now() + 10 * 60_000);
+    await quiet.ctx.db.prisma.submission.update({
+      where: { id: submission.id },
+      data: { leaseUntil: otherLease, state: 'ambiguous', lastError: 'taken over' },
+    });
+    expect(await step).toBeNull();
+    const after = await quiet.ctx.db.prisma.submission.findUniqueOrThrow({ where: { id: submission.id } });
+    expect(after).toMatchObject({ state: 'ambiguous', lastError: 'taken over', trackId: null });
+    expect(after.leaseUntil?.getTime()).toBe(otherLease.getTime());
+    const stillPending = await quiet.ctx.db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } });
+    expect(stillPending.estadoSii).toBe('pendiente');
+    expect(stillPending.trackId).toBeNull();
   });
 });

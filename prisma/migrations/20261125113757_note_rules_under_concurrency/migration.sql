@@ -5,11 +5,14 @@
 -- CreateEnum
 CREATE TYPE "EstadoSii" AS ENUM ('local', 'pendiente', 'enviado', 'aceptado', 'aceptado_con_reparos', 'rechazado', 'anulado');
 
--- documents.estado_sii: text -> enum, in place (the rows keep their state). The counting
--- trigger's WHEN clause names the column, so it is dropped and recreated around the change;
--- the counter tables keep estado_sii as text (an enum is assigned to text implicitly).
+-- estado_sii: text -> enum, in place (the rows keep their state), in the documents and in the
+-- three counting tables the trigger and the fold fill from them. The counting trigger's WHEN
+-- clause names the column, so it is dropped and recreated around the change.
 DROP TRIGGER "documents_count_delta_update" ON "documents";
 ALTER TABLE "documents" ALTER COLUMN "estado_sii" TYPE "EstadoSii" USING "estado_sii"::"EstadoSii";
+ALTER TABLE "document_counts" ALTER COLUMN "estado_sii" TYPE "EstadoSii" USING "estado_sii"::"EstadoSii";
+ALTER TABLE "receiver_counts" ALTER COLUMN "estado_sii" TYPE "EstadoSii" USING "estado_sii"::"EstadoSii";
+ALTER TABLE "document_count_deltas" ALTER COLUMN "estado_sii" TYPE "EstadoSii" USING "estado_sii"::"EstadoSii";
 CREATE TRIGGER "documents_count_delta_update"
   AFTER UPDATE OF "issuer_id", "date", "type", "estado_sii", "search_text" ON "documents"
   FOR EACH ROW
