@@ -111,7 +111,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.addHook('onReady', async () => {
     if (opts.jobs === false) return;
     changeFeed = listenForChanges(
-      opts.db.url,
+      opts.db.directUrl, // LISTEN needs a session of its own: never through a transaction pooler
       { onChange: (change) => ctx.caches.apply(change), onListening: (on) => ctx.caches.setListening(on) },
       ctx.log,
     );

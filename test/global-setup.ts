@@ -52,11 +52,15 @@ export default async function setup(project: TestProject) {
     );
   }
   await admin.query(`CREATE DATABASE "${templateDb}"`);
-  await applyMigrations(withDatabase(adminUrl, templateDb));
+  // The template is prepared through the direct server when a pooler is in between: the
+  // migrations hold a session lock, and a pooled server connection left idle on the template
+  // would make every clone fail ("source database … is being accessed by other users").
+  const templateUrl = withDatabase(process.env.DATABASE_DIRECT_URL ?? adminUrl, templateDb);
+  await applyMigrations(templateUrl);
   // pg-boss installs its own schema on first start; doing it once in the template saves every
   // test file that starts an app from doing it again.
   const boss = new PgBoss({
-    connectionString: withDatabase(adminUrl, templateDb),
+    connectionString: templateUrl,
     schema: 'pgboss',
     supervise: false,
     schedule: false,

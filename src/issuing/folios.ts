@@ -153,11 +153,17 @@ export async function reserveFolio(ctx: AppContext, input: ReservationInput): Pr
       available: number;
       last_size: number | null;
       has_imported_certificate: boolean;
-    }>({
-      name: 'reserve-folio',
-      text: RESERVE_SQL,
-      values: [leaseUntil, token, input.issuerId, input.environment, input.type, now, input.today],
-    });
+    }>(
+      ctx.db.statement('reserve-folio', RESERVE_SQL, [
+        leaseUntil,
+        token,
+        input.issuerId,
+        input.environment,
+        input.type,
+        now,
+        input.today,
+      ]),
+    );
     const row = rows[0];
     if (row) {
       return {
