@@ -3,7 +3,6 @@
  * listens; tests call `app.inject`. Dependencies come in through `opts`.
  */
 import { randomBytes } from 'node:crypto';
-import sensible from '@fastify/sensible';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type HTTPMethods } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type Logger, pino } from 'pino';
@@ -131,7 +130,6 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerJsonBody(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  await app.register(sensible);
   await registerSecurityHeaders(app);
   registerErrorHandler(app);
   // While the instance drains (close() was called, e.g. on SIGTERM), a request that still
