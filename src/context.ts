@@ -1,5 +1,5 @@
 /**
- * What the use cases need, wired once by `buildApp` / the CLI (STYLE §1: a factory, no
+ * What the use cases need, wired once by `buildApp` / the CLI (docs/style.md §1: a factory, no
  * module-level singletons). Tests build their own with a fixed clock or another database.
  */
 import type { Logger } from 'pino';

@@ -1,7 +1,7 @@
 /**
  * API keys: `timbre_<40 base62 chars>` (≈238 bits). Only the SHA-256 of the key is stored,
  * with a short display prefix; the key is shown once, at creation. At most 5 active keys per
- * account (contract §8), enforced under a row lock on the account so that two concurrent
+ * account (docs/api.md §8), enforced under a row lock on the account so that two concurrent
  * creations cannot both take the fifth slot.
  */
 import { createHash, randomBytes } from 'node:crypto';

@@ -99,7 +99,7 @@ export async function createIssuer(ctx: AppContext, input: CreateIssuerInput): P
 
 export type UpdateIssuerInput = Partial<IssuerFields> & {
   /**
-   * Low-stock thresholds per document type (DESIGN §9 `folios.low`), merged into the current
+   * Low-stock thresholds per document type (docs/design.md §9 `folios.low`), merged into the current
    * ones; null restores the default (10 % of the last range or 20, the larger).
    */
   folioAlerts?: Record<string, number | null>;
@@ -173,7 +173,7 @@ export async function findIssuerOrThrow(
   return issuer;
 }
 
-/** The JSON shape the CLI prints for an issuer (DESIGN §5 Admin). */
+/** The JSON shape the CLI prints for an issuer (docs/design.md §5 "Admin"). */
 export function issuerView(i: Issuer) {
   return {
     rut: i.rut,

@@ -1,5 +1,5 @@
 /**
- * Dashboard people (DESIGN §10): users of an account, passwords, server-side sessions,
+ * Dashboard people (docs/design.md §10): users of an account, passwords, server-side sessions,
  * one-time sign-in links and the sign-in rate limit. The CLI (`user create|reset-password|
  * list|deactivate`) and the dashboard (src/web/) both call these.
  *

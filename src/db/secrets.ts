@@ -1,5 +1,5 @@
 /**
- * Encryption of secrets at rest (DESIGN §7): certificates (.p12 and password) and CAF private
+ * Encryption of secrets at rest (docs/design.md §7): certificates (.p12 and password) and CAF private
  * keys are stored as AES-256-GCM envelopes `v1 | iv(12) | tag(16) | ciphertext`. The master key
  * comes from TIMBRE_MASTER_KEY, or in the embedded default from `<dataDir>/master.key`,
  * generated once with mode 0600.

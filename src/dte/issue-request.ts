@@ -1,10 +1,10 @@
 /**
- * The body of `POST /api/{rut}/emitir` (contract §2 "Issue request", DESIGN §5 extras), as a
+ * The body of `POST /api/{rut}/emitir` (docs/api.md §2 "Issue request", docs/design.md §5 "Issue request extras"), as a
  * zod schema: the one place where a request is judged. Every rule names the field it is about
  * so a 400 carries `details[].path`. Lengths are the SII's (DTE_v10.xsd / EnvioBOLETA_v11.xsd,
  * docs/sii-reference.md §4.1–§4.2): longer text is refused, never silently cut.
  *
- * Decisions where the contract is silent (README "Issuing"):
+ * Decisions the API's fixed points leave open (README "The issue request"):
  * - Unknown fields are refused (400) at every level, so a misspelt `discount_pct` is not lost.
  * - Text is trimmed; control characters and the other characters of `refusedCharacter`
  *   (src/dte/xml-text.ts) are refused (a line break or tab is allowed only in `items[].description`).
@@ -216,7 +216,7 @@ export function isTaxDocumentType(type: string): boolean {
  * Paper documents (30, 32, 35, 38, 45, 55, 60) and guías (50, 52) are not voided by a DTE note. */
 const NOTE_TARGETS = new Set(['33', '34', '39', '41', '43', '46', '56', '61', '110', '111', '112']);
 
-/** The rules that depend on the document type (contract §7, docs/sii-reference.md §4.4). */
+/** The rules that depend on the document type (docs/api.md §7, docs/sii-reference.md §4.4). */
 function typeRules(req: BaseRequest, ctx: z.RefinementCtx): void {
   const type = req.type as DteType;
   if (!(DTE_TYPES as readonly number[]).includes(type)) return;
@@ -232,7 +232,7 @@ function typeRules(req: BaseRequest, ctx: z.RefinementCtx): void {
       if (!internal) issue(['receiver'], 'is required for this document type');
     } else {
       if (!req.receiver.name) issue(['receiver', 'name'], 'is required for this document type (RznSocRecep)');
-      // Rule 2: GiroRecep, DirRecep and CmnaRecep are mandatory on 33/34/46/52/56 ([FMT] 57, 60, 61).
+      // SII format rule 2: GiroRecep, DirRecep and CmnaRecep are mandatory on 33/34/46/52/56 ([FMT] 57, 60, 61).
       if (type !== 61) {
         for (const [field, tag] of REQUIRED_RECEIVER_FIELDS) {
           if (!req.receiver[field]) issue(['receiver', field], `is required for type ${type} (${tag})`);
@@ -249,7 +249,7 @@ function typeRules(req: BaseRequest, ctx: z.RefinementCtx): void {
       if (!r.date) issue(['refs', i, 'date'], 'is required (FchRef)');
     });
   }
-  // Rule 3: references ([FMT] Referencias fields TpoDocRef, CodRef; [MUE] notes).
+  // SII format rule 3: references ([FMT] Referencias fields TpoDocRef, CodRef; [MUE] notes).
   refs.forEach((r, i) => {
     const refType = String(r.type).toUpperCase();
     if (r.code !== undefined && !isTaxDocumentType(refType)) {
@@ -301,7 +301,7 @@ function typeRules(req: BaseRequest, ctx: z.RefinementCtx): void {
   if (type !== 52 && req.dispatch) issue(['dispatch'], 'applies only to type 52');
   if (type === 52 && req.dispatch) {
     const d = req.dispatch;
-    // Rule 6: exports need Aduana/Transporte and foreign-currency fields Timbre does not build yet
+    // SII format rule 6: exports need Aduana/Transporte and foreign-currency fields Timbre does not build yet
     // ([FMT] Encabezado 38, 84, 86; Detalle 21, 23, 28).
     if (d.transfer_type === 8 || d.transfer_type === 9) {
       issue(
@@ -327,7 +327,7 @@ function typeRules(req: BaseRequest, ctx: z.RefinementCtx): void {
     if (req.service_period !== undefined) issue(['service_period'], 'applies only to boletas (39, 41)');
     if (req.due_date !== undefined) issue(['due_date'], 'applies only to boletas (39, 41)');
   } else {
-    // Rule 7: periodic services carry their period; domiciliary ones (2) their due date and the
+    // SII format rule 7: periodic services carry their period; domiciliary ones (2) their due date and the
     // address where the service is given ([FMTB] fields 7, 8, 9, 24).
     const si = req.service_indicator ?? 3;
     if ((si === 1 || si === 2) && !req.service_period) {

@@ -5,7 +5,7 @@
  *
  * Signing never re-serialises the document: the digest is computed over the canonical form of
  * the referenced element as parsed from our own text, and the `<Signature>` is inserted into
- * that text as a string, so the stored bytes are exactly the signed bytes (STYLE §8). The
+ * that text as a string, so the stored bytes are exactly the signed bytes (docs/style.md §8). The
  * canonicaliser is xml-crypto's (C14N 1.0), run over @xmldom/xmldom, with the namespaces in
  * scope at the element imported as inclusive C14N requires.
  *

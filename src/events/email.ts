@@ -1,5 +1,5 @@
 /**
- * E-mail of a document to its receiver (DESIGN §9): the PDF plus the signed DTE in an
+ * E-mail of a document to its receiver (docs/design.md §9): the PDF plus the signed DTE in an
  * intercambio envelope (EnvioDTE / EnvioBOLETA whose Carátula names the receiver as
  * RutReceptor, signed by the issuer's certificate), sent over SMTP_URL with nodemailer.
  *

@@ -1,5 +1,5 @@
 /**
- * zod schemas of events (DESIGN §9) for the routes' OpenAPI: the envelope `{ id, type,
+ * zod schemas of events (docs/design.md §9) for the routes' OpenAPI: the envelope `{ id, type,
  * created_at, data }` and each type's `data`. A webhook delivery's body is exactly one of these.
  */
 import { z } from 'zod';

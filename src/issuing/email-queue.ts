@@ -1,5 +1,5 @@
 /**
- * The e-mail to the receiver as the issuing side sees it (DESIGN §9): whether e-mail is on, and
+ * The e-mail to the receiver as the issuing side sees it (docs/design.md §9): whether e-mail is on, and
  * the row queued in the issue transaction. Sending is src/events/email.ts's, run by the jobs.
  */
 import type { AppContext } from '../context.ts';

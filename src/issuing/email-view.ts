@@ -1,5 +1,5 @@
 /**
- * The `email` block of list entries (DESIGN §9): where the e-mail of a document to its receiver
+ * The `email` block of list entries (docs/design.md §9): where the e-mail of a document to its receiver
  * stands, from its latest e-mail row.
  */
 import type { EmailMessage } from '../generated/prisma/client.ts';

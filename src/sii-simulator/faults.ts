@@ -9,7 +9,7 @@
  * - `timeout-after-receipt`: the request is handled completely (an upload is received,
  *   processed and gets its track id) but the answer is never written: the socket is held
  *   open until the client gives up, or destroyed after `delayMs` when given. This is the
- *   ambiguous failure of DESIGN §6: the client cannot know whether the SII has the file.
+ *   ambiguous failure of docs/design.md §6: the client cannot know whether the SII has the file.
  *
  * A fault applies to `count` requests (unlimited when absent) whose path matches `paths`
  * (exact paths; a trailing `*` matches a prefix). Without `paths`, `timeout-after-receipt`

@@ -1,5 +1,5 @@
 /**
- * The local SII simulator (DESIGN §6): `createSiiSimulator()` and its types. See README.md.
+ * The local SII simulator (docs/design.md §6): `createSiiSimulator()` and its types. See README.md.
  */
 export { MAGIC_RECEIVERS } from './magic.ts';
 export type { FaultKind, FaultSpec } from './faults.ts';

@@ -1,6 +1,6 @@
 /**
  * Readers of the SII's answers, pure: text in, the SiiClient's types out. Samples of every
- * shape are in test/fixtures/sii/responses (SOURCES.md says which are official). Anything that is not
+ * shape are in test/fixtures/sii/responses (test/fixtures/sii/README.md says which are official). Anything that is not
  * the documented shape is a SiiProtocolError; what an answer *means* for retrying or
  * re-authenticating is decided by the client (src/sii/client.ts).
  */

@@ -1,6 +1,6 @@
 /**
  * The one HTTP exchange of the SII adapter, and the rule that turns a transport failure into
- * one of the SiiClient errors (src/sii/types.ts, DESIGN §6).
+ * one of the SiiClient errors (src/sii/types.ts, docs/design.md §6).
  *
  * node:http(s) is used directly rather than `fetch` because the classification needs to know
  * how far a request got when it failed: a failure before the whole body was handed to the
@@ -137,7 +137,7 @@ function describeCause(cause: unknown): string {
 }
 
 /**
- * Sends a request and classifies failures (DESIGN §6):
+ * Sends a request and classifies failures (docs/design.md §6):
  * - nothing or not all of the body left this machine (DNS, refused, TLS, reset while sending)
  *   → SiiUnavailableError, whatever the call;
  * - a read-only call that timed out, was cut, or got a 5xx → SiiUnavailableError;

@@ -178,7 +178,7 @@ export function dateParts(date: string): [string, string, string] {
 
 /**
  * An upload answer that cannot be read came from the SII after it had the whole file: it may
- * have been received, so it is ambiguous rather than a plain protocol error (DESIGN §6).
+ * have been received, so it is ambiguous rather than a plain protocol error (docs/design.md §6).
  */
 export function readUploadAnswer(read: () => UploadResult): UploadResult {
   try {

@@ -1,5 +1,5 @@
 /**
- * The dashboard (DESIGN §10) under /dashboard: server-rendered pages for people, calling the
+ * The dashboard (docs/design.md §10) under /dashboard: server-rendered pages for people, calling the
  * same use cases as the API. This plugin wires what every page shares:
  *
  * - bodies: urlencoded forms and multipart uploads (≤ 1 MiB file), JSON for the issue form's

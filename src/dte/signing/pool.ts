@@ -1,5 +1,5 @@
 /**
- * The signing stage off the event loop (issue 11): a pool of `workers` worker threads, each
+ * The signing stage off the event loop (README "Signing off the event loop"): a pool of `workers` worker threads, each
  * running `signStage` (TED, XML, XMLDSig, the last check) for one document at a time; further
  * documents wait in order. With `workers: 0` the stage runs on the calling thread (the CLI,
  * and `SIGN_WORKERS=0`).

@@ -1,4 +1,4 @@
-/** POST /api/{rut}/preview — validate and compute a document without a folio (DESIGN §8). */
+/** POST /api/{rut}/preview — validate and compute a document without a folio (docs/design.md §8). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
