@@ -42,7 +42,7 @@ import { loggerOptions } from './logger.ts';
 import { createSiiClient } from './sii/client.ts';
 import type { SiiClient } from './sii/types.ts';
 
-export const BODY_LIMIT = 1024 * 1024; // 1 MiB (docs/design.md §5 Limits)
+const BODY_LIMIT = 1024 * 1024; // 1 MiB (docs/design.md §5 Limits)
 
 export interface BuildAppOptions {
   config: Config;

@@ -12,7 +12,7 @@ import type { SiiClient } from './sii/types.ts';
 
 export type Clock = () => Date;
 
-export { createKeyCaches, type KeyCaches } from './caches.ts';
+export { createKeyCaches } from './caches.ts';
 
 /** Background work on submissions (pg-boss, src/issuing/jobs.ts). */
 export interface JobQueue {

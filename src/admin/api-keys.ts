@@ -11,14 +11,14 @@ import type { ApiKey, Issuer, Role } from '../generated/prisma/client.ts';
 import { changing } from './changes.ts';
 import { findIssuerOrThrow } from './issuers.ts';
 
-export const KEY_PREFIX = 'timbre';
+const KEY_PREFIX = 'timbre';
 export const MAX_ACTIVE_KEYS_PER_ACCOUNT = 5;
 export const ROLES = ['owner', 'editor', 'viewer'] as const satisfies readonly Role[];
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const BODY_LENGTH = 40;
 /** The shape of a well-formed key; anything else is refused before touching the database. */
-export const KEY_PATTERN = /^timbre_[0-9A-Za-z]{40}$/;
+const KEY_PATTERN = /^timbre_[0-9A-Za-z]{40}$/;
 
 function randomBody(): string {
   // Rejection sampling keeps every character uniformly distributed (256 is not a multiple of 62).
@@ -31,11 +31,11 @@ function randomBody(): string {
   return out;
 }
 
-export function hashKey(key: string): string {
+function hashKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
-export function displayPrefix(key: string): string {
+function displayPrefix(key: string): string {
   return key.slice(0, KEY_PREFIX.length + 1 + 6);
 }
 

@@ -11,9 +11,9 @@ import { createIssuer } from './issuers.ts';
 import { createSignInToken, createUser } from './users.ts';
 
 /** The demo owner's e-mail; its password is random and never shown (the banner's link signs in). */
-export const DEMO_EMAIL = 'demo@timbre.local';
+const DEMO_EMAIL = 'demo@timbre.local';
 
-export const DEMO_ISSUER = {
+const DEMO_ISSUER = {
   rut: '76086428-5',
   name: 'Comercial Demo Ñuñoa SpA',
   giro: 'Venta al por menor de artículos de ferretería y servicios de software',

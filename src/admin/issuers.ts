@@ -26,7 +26,7 @@ const rut = z.string().transform((v, ctx) => {
 const text = (max: number) =>
   z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 
-export const issuerFieldsSchema = z.object({
+const issuerFieldsSchema = z.object({
   name: text(100),
   giro: text(80),
   acteco: z
@@ -44,7 +44,7 @@ export const issuerFieldsSchema = z.object({
   siiOffice: text(40).nullable(),
 });
 
-export type IssuerFields = z.infer<typeof issuerFieldsSchema>;
+type IssuerFields = z.infer<typeof issuerFieldsSchema>;
 
 const createSchema = issuerFieldsSchema
   .partial({

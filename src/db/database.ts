@@ -11,7 +11,7 @@ import type { EmbeddedPostgres } from './embedded.ts';
 import { applyMigrations } from './migrate.ts';
 import { createSecretBox, resolveMasterKey, type SecretBox } from './secrets.ts';
 
-export { Prisma, PrismaClient };
+export { Prisma };
 
 export interface Database {
   prisma: PrismaClient;

@@ -38,7 +38,7 @@ export function createSecretBox(key: Buffer): SecretBox {
 }
 
 /** Parses a 32-byte key written as base64 / base64url or hex. */
-export function parseMasterKey(text: string): Buffer {
+function parseMasterKey(text: string): Buffer {
   const t = text.trim();
   const key = /^[0-9a-fA-F]{64}$/.test(t) ? Buffer.from(t, 'hex') : Buffer.from(t, 'base64');
   if (key.length !== 32) throw new Error('TIMBRE_MASTER_KEY must be 32 bytes, base64 or hex encoded.');

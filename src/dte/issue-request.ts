@@ -86,14 +86,14 @@ const rut = z
   });
 
 /** FechaType (SiiTypes_v10.xsd): a real date from 2000-01-01 to 2050-12-31. */
-export const FIRST_DATE = '2000-01-01';
-export const LAST_DATE = '2050-12-31';
+const FIRST_DATE = '2000-01-01';
+const LAST_DATE = '2050-12-31';
 const date = z
   .string()
   .refine(isRealDate, 'must be a real date written YYYY-MM-DD')
   .refine((s) => s >= FIRST_DATE && s <= LAST_DATE, `must be from ${FIRST_DATE} to ${LAST_DATE} (SII FechaType)`);
 
-export const receiverSchema = z.strictObject({
+const receiverSchema = z.strictObject({
   rut,
   name: siiText(100).optional(),
   activity: siiText(40).optional(),
@@ -105,7 +105,7 @@ export const receiverSchema = z.strictObject({
     .optional(),
 });
 
-export const itemSchema = z.strictObject({
+const itemSchema = z.strictObject({
   name: siiText(80),
   qty: siiDecimal('qty', { positive: true }),
   price: siiDecimal('price', { positive: false }).optional(),
@@ -126,7 +126,7 @@ export const itemSchema = z.strictObject({
     .optional(),
 });
 
-export const refSchema = z.strictObject({
+const refSchema = z.strictObject({
   /** TpoDocRef: a document type (33, 801 …) or a short code such as "SET". */
   type: z.union([
     z.number().int().min(1).max(999),
@@ -145,9 +145,9 @@ export const refSchema = z.strictObject({
 
 export const MAX_LINES = 60;
 export const MAX_BOLETA_LINES = 1000;
-export const MAX_REFS = 40;
+const MAX_REFS = 40;
 /** Retention codes Timbre computes for type 46: 15 = total VAT retention (docs/sii-reference.md §4.4). */
-export const RETENTION_CODES = [15] as const;
+const RETENTION_CODES = [15] as const;
 
 const baseSchema = z.strictObject({
   type: z
@@ -199,7 +199,7 @@ type BaseRequest = z.infer<typeof baseSchema>;
 /** Receiver fields the SII makes mandatory outside boletas ([FMT] Receptor fields 57 GiroRecep,
  * 60 DirRecep, 61 CmnaRecep; "obligatorio" for 33, 34, 46, 52, 56). A 61 may leave them out:
  * Timbre copies them from the referenced document (src/issuing/references.ts). */
-export const REQUIRED_RECEIVER_FIELDS = [
+const REQUIRED_RECEIVER_FIELDS = [
   ['activity', 'GiroRecep'],
   ['address', 'DirRecep'],
   ['comuna', 'CmnaRecep'],
@@ -207,7 +207,7 @@ export const REQUIRED_RECEIVER_FIELDS = [
 
 /** Non-tax reference types ([FMT] TpoDocRef 801…: orden de compra, nota de pedido, contrato,
  * resolución, HES …, and "SET" of the certification): they carry no CodRef. */
-export function isTaxDocumentType(type: string): boolean {
+function isTaxDocumentType(type: string): boolean {
   return /^\d+$/.test(type) && Number(type) < 800;
 }
 
@@ -347,4 +347,3 @@ export const issueRequestSchema = baseSchema.superRefine(typeRules);
 
 export type IssueRequest = z.infer<typeof issueRequestSchema>;
 export type IssueItem = IssueRequest['items'][number];
-export type IssueRef = NonNullable<IssueRequest['refs']>[number];

@@ -125,7 +125,7 @@ export interface ComputeContext {
 }
 
 /** Above this many UF a boleta identifies its buyer and its MedioPago (Ley 21.713, [FMTB] 10, 18, 20). */
-export const BOLETA_IDENTIFIED_UF = 135;
+const BOLETA_IDENTIFIED_UF = 135;
 
 const invalid = validationError;
 

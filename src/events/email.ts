@@ -25,7 +25,7 @@ import { caratulaOf } from '../issuing/submissions.ts';
 import { emailEnabled } from '../issuing/email-queue.ts';
 import { recordEvent } from '../issuing/events.ts';
 
-export { emailEnabled, queueIssueEmail } from '../issuing/email-queue.ts';
+export { emailEnabled } from '../issuing/email-queue.ts';
 
 const LEASE_MS = 2 * 60_000;
 
@@ -119,7 +119,7 @@ export async function sendDueEmails(ctx: AppContext, limit = 10): Promise<number
 }
 
 /** The message of one document: subject, text, the PDF and the intercambio envelope. */
-export async function composeEmail(ctx: AppContext, issuer: Issuer, document: Document, to: string[]) {
+async function composeEmail(ctx: AppContext, issuer: Issuer, document: Document, to: string[]) {
   const sandbox = document.environment === 'sandbox';
   const pdf = await documentFile(ctx, document, issuer, 'pdf', 'letter');
   const { cert } = await signingCertificate(ctx, issuer, !sandbox);

@@ -15,7 +15,7 @@ import type { EventType } from '../issuing/event-types.ts';
 
 export const MAX_ENDPOINTS = 10;
 
-export function endpointView(e: WebhookEndpoint) {
+function endpointView(e: WebhookEndpoint) {
   return {
     id: e.id,
     url: e.url,

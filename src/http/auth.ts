@@ -34,7 +34,7 @@ declare module 'fastify' {
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="timbre"' };
 
-export async function authorize(
+async function authorize(
   ctx: AppContext,
   authorization: string | undefined,
   pathRut: string | undefined,

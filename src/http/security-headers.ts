@@ -21,7 +21,7 @@
 import type { FastifyInstance } from 'fastify';
 import helmet from 'helmet';
 
-export const CONTENT_SECURITY_POLICY = {
+const CONTENT_SECURITY_POLICY = {
   useDefaults: false,
   directives: {
     defaultSrc: ["'self'"],

@@ -51,7 +51,7 @@ async function findDocument(
   return candidates.find((d) => d.environment === environmentOf(issuer)) ?? candidates[0] ?? null;
 }
 
-export async function locateDocument(
+async function locateDocument(
   ctx: AppContext,
   input: { rut: string; type: number; folio: number; auth: AuthenticatedKey | null; tk: string | undefined },
 ): Promise<{ issuer: Issuer; document: LocatedDocument }> {
@@ -80,7 +80,7 @@ export async function locateDocument(
 }
 
 /** The one answer to a failed token download, whatever was wrong. */
-export const TOKEN_NOT_FOUND = 'No document matches this link: check the issuer, type, folio and token.';
+const TOKEN_NOT_FOUND = 'No document matches this link: check the issuer, type, folio and token.';
 
 /** Runs a download's database reads and render in turn with the others (PDF_DOWNLOAD_CONCURRENCY). */
 export type DownloadLimiter = <T>(run: () => Promise<T>) => Promise<T>;

@@ -38,9 +38,9 @@ export { EstadoSii };
 export const ESTADOS_SII = Object.values(EstadoSii) as [EstadoSii, ...EstadoSii[]];
 
 /** States the SII will not move any more (save a void). */
-export const FINAL_STATES: readonly EstadoSii[] = ['aceptado', 'aceptado_con_reparos', 'rechazado', 'anulado'];
+const FINAL_STATES: readonly EstadoSii[] = ['aceptado', 'aceptado_con_reparos', 'rechazado', 'anulado'];
 /** States in which the SII holds the document as valid. */
-export const ACCEPTED_STATES: readonly EstadoSii[] = ['aceptado', 'aceptado_con_reparos'];
+const ACCEPTED_STATES: readonly EstadoSii[] = ['aceptado', 'aceptado_con_reparos'];
 
 export function isFinal(state: string): boolean {
   return (FINAL_STATES as readonly string[]).includes(state);

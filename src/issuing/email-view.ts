@@ -4,7 +4,7 @@
  */
 import type { EmailMessage } from '../generated/prisma/client.ts';
 
-export type EmailStatus = 'none' | 'pending' | 'sent' | 'failed' | 'disabled';
+type EmailStatus = 'none' | 'pending' | 'sent' | 'failed' | 'disabled';
 
 export interface EmailView {
   status: EmailStatus;
@@ -12,7 +12,7 @@ export interface EmailView {
   at: string | null;
 }
 
-export function emailStatusOf(state: EmailMessage['state'] | null | undefined): EmailStatus {
+function emailStatusOf(state: EmailMessage['state'] | null | undefined): EmailStatus {
   switch (state) {
     case 'waiting':
     case 'pending':

@@ -299,7 +299,7 @@ export async function documentById(ctx: AppContext, id: string): Promise<Documen
 }
 
 /** The `sii` block of live documents: raw SII state next to ours (docs/design.md §5). */
-export function siiBlock(d: Document) {
+function siiBlock(d: Document) {
   return { estado: d.siiCode, glosa: d.siiGlosa, track_id: d.trackId ?? '' };
 }
 

@@ -85,7 +85,7 @@ export async function buildSubmissionEnvelope(
 }
 
 /** Records an envelope as a queued submission, inside the caller's transaction. */
-export async function insertSubmission(
+async function insertSubmission(
   tx: Prisma.TransactionClient,
   issuer: Issuer,
   document: Pick<Document, 'id' | 'type'>,

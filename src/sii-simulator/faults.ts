@@ -17,9 +17,9 @@
  * own control API (`/sim/…`) is never affected.
  */
 
-export type FaultKind = 'down' | 'slow' | 'http500' | 'timeout-after-receipt';
+type FaultKind = 'down' | 'slow' | 'http500' | 'timeout-after-receipt';
 
-export const FAULT_KINDS: readonly FaultKind[] = ['down', 'slow', 'http500', 'timeout-after-receipt'];
+const FAULT_KINDS: readonly FaultKind[] = ['down', 'slow', 'http500', 'timeout-after-receipt'];
 
 export interface FaultSpec {
   kind: FaultKind;
@@ -31,7 +31,7 @@ export interface FaultSpec {
   paths?: string[];
 }
 
-export const UPLOAD_PATHS = ['/cgi_dte/UPL/DTEUpload', '/recursos/v1/boleta.electronica.envio'];
+const UPLOAD_PATHS = ['/cgi_dte/UPL/DTEUpload', '/recursos/v1/boleta.electronica.envio'];
 
 export const DEFAULT_SLOW_MS = 5_000;
 

@@ -18,7 +18,7 @@ import { decodeXmlBytes } from '../dte/xml-text.ts';
 import { SiiAmbiguousError, SiiProtocolError, SiiUnavailableError } from './types.ts';
 
 /** How far a request got: connecting (DNS, TCP, TLS), sending the body, sent, reading the answer. */
-export type RequestPhase = 'connecting' | 'sending' | 'sent' | 'receiving';
+type RequestPhase = 'connecting' | 'sending' | 'sent' | 'receiving';
 
 export interface HttpAnswer {
   status: number;
@@ -46,7 +46,7 @@ export interface SiiHttpRequest {
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 /** A transport failure with the phase it happened in. */
-export class HttpFailure extends Error {
+class HttpFailure extends Error {
   override name = 'HttpFailure';
   constructor(
     message: string,
@@ -63,7 +63,7 @@ export class HttpFailure extends Error {
  * `HttpFailure` on any transport failure, including the timeout (which covers connecting,
  * sending and reading the whole answer).
  */
-export function httpExchange(req: SiiHttpRequest): Promise<HttpAnswer> {
+function httpExchange(req: SiiHttpRequest): Promise<HttpAnswer> {
   const url = new URL(req.url);
   const signal = AbortSignal.timeout(req.timeoutMs);
   const transport = url.protocol === 'https:' ? https : http;

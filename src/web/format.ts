@@ -80,7 +80,7 @@ export function daysLeft(until: Date, now: Date): number {
 }
 
 /** Event types (docs/design.md §9) in words; the code itself is shown next to them for integrators. */
-export const EVENT_LABELS: Record<string, string> = {
+const EVENT_LABELS: Record<string, string> = {
   'document.issued': 'Documento emitido',
   'document.accepted': 'Aceptado por el SII',
   'document.accepted_with_objections': 'Aceptado con reparos por el SII',

@@ -32,10 +32,10 @@ import { barePage, page } from './layout.ts';
 import { errorMessage } from './messages.ts';
 
 export const SESSION_COOKIE = 'timbre_session';
-export const PRE_CSRF_COOKIE = 'timbre_csrf';
-export const MAX_UPLOAD = 1024 * 1024;
+const PRE_CSRF_COOKIE = 'timbre_csrf';
+const MAX_UPLOAD = 1024 * 1024;
 
-export const CSP = [
+const CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
@@ -58,7 +58,7 @@ declare module 'fastify' {
   }
 }
 
-export function cookies(request: FastifyRequest): Map<string, string> {
+function cookies(request: FastifyRequest): Map<string, string> {
   const out = new Map<string, string>();
   for (const part of (request.headers.cookie ?? '').split(';')) {
     const i = part.indexOf('=');

@@ -12,7 +12,7 @@ import type { DteDocument } from '../model.ts';
 import type { PdfFormat } from './index.ts';
 import type { RenderResult, RenderTask } from './worker.ts';
 
-export interface PdfRenderInput {
+interface PdfRenderInput {
   doc: DteDocument;
   ted: string;
   format: PdfFormat;

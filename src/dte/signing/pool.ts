@@ -34,7 +34,7 @@ export interface KeyMaterial {
   cafPrivateKey: KeyObject;
 }
 
-export interface SignerStats {
+interface SignerStats {
   /** Worker threads running now. */
   workers: number;
   /** Documents signed (or failed) so far. */
@@ -61,7 +61,7 @@ export interface SignerOptions {
 }
 
 /** Keys a worker (or the in-process store) keeps: far more than the certificates and CAFs in use at once. */
-export const MAX_KEYS = 256;
+const MAX_KEYS = 256;
 
 const ids = new WeakMap<object, string>();
 

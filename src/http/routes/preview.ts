@@ -8,7 +8,7 @@ import { requireAuth } from '../auth.ts';
 import { routeDoc } from '../openapi.ts';
 import { commonErrors, rutParams, totalsSchema } from '../schemas.ts';
 
-export const previewResponseSchema = z.object({
+const previewResponseSchema = z.object({
   ok: z.literal(true),
   env: z.enum(['sandbox', 'live']),
   type: z.number().int(),
