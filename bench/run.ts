@@ -252,11 +252,11 @@ async function listBenchmark(env: Record<string, string>): Promise<ListReport> {
  * concurrency 16, 2026-11-23), kept next to the figures because they do not meet the targets.
  */
 /**
- * What each step of issue 11 bought, measured A/B (the step against the commit before it, same
+ * What each step of the work on the issuing path bought, measured A/B (the step against the commit before it, same
  * machine, alternating runs; CPU per document from /proc, the figure a busy machine disturbs
  * least). Kept by hand: a run measures only the code as it is.
  */
-const ISSUING_HISTORY = `What each step bought (issue 11), CPU ms per issued document, Timbre + PostgreSQL, 1 instance, concurrency 16:
+const ISSUING_HISTORY = `What each step of the work on the issuing path bought, CPU ms per issued document, Timbre + PostgreSQL, 1 instance, concurrency 16:
 
 - Start (Prisma on the hot path, 10 statements per issue: key, issuer, certificates, reservation, BEGIN, confirm, insert, event, stock, COMMIT; signing on the event loop): 14.3 + 6.4 ms with the machine at load 11–15; on a quieter one (load 2–3) 83 docs/s, p99 373 ms.
 - The key and its issuer kept in memory under the change feed, the reservation and the write as prepared \`pg\` statements, the write as ONE statement (confirm, document, idempotency link, e-mail, submission, event, deliveries), the folio stock read by the reservation — 3 statements per issue: 7.0 + 3.0 ms (same load, A/B).

@@ -1,5 +1,5 @@
 /**
- * The CPU-heavy stage of issuing (issue 11), measured alone: TED, DTE XML, XMLDSig and the
+ * The CPU-heavy stage of issuing (README "Signing off the event loop"), measured alone: TED, DTE XML, XMLDSig and the
  * last check before storing (src/dte/verify-stored.ts), per step, in CPU ms per document over
  * ~1000 distinct 10-line facturas, then the whole stage through the worker-thread pool
  * (src/dte/signing/pool.ts) at 0, 1 and 2 workers.
@@ -194,10 +194,10 @@ ${STEPS_NOTE}
 }
 
 /**
- * What each step of issue 11 bought: this bench run on the code before and after each step, one
+ * What each step of the work on the issuing path bought: this bench run on the code before and after each step, one
  * after the other, on 2026-11-23 (2-core machine, load average 25: CPU ms are inflated alike).
  */
-const STEPS_NOTE = `What each step bought (issue 11; this bench on the code before and after each step, back to back on 2026-11-23, load average ~25 on the 2 cores, so every figure is inflated alike):
+const STEPS_NOTE = `What each step bought (this bench on the code before and after each step, back to back on 2026-11-23, load average ~25 on the 2 cores, so every figure is inflated alike):
 
 | step | XMLDSig | last check | whole stage, in-process | on the event loop per document |
 |---|---|---|---|---|

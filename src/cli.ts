@@ -1,5 +1,5 @@
 /**
- * Operator CLI: `npm run cli -- <command> [flags] [--json]` (DESIGN §5 Admin — the command
+ * Operator CLI: `npm run cli -- <command> [flags] [--json]` (docs/design.md §5 "Admin" — the command
  * names, flags and JSON shapes are a contract; scripts depend on them). Human output by
  * default; `--json` prints exactly one JSON object on stdout. Any failure exits non-zero with a
  * clear message on stderr (1: refused/failed, 2: usage). It reaches the same database as the

@@ -130,7 +130,7 @@ export const configSchema = z.object({
     .max(64)
     .default(Math.max(1, availableParallelism() - 1)),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
-  // Events, webhooks and e-mail (DESIGN §9, src/events/)
+  // Events, webhooks and e-mail (docs/design.md §9, src/events/)
   /** Allow webhook targets on private, loopback and link-local addresses, and http in live. */
   TIMBRE_WEBHOOKS_ALLOW_PRIVATE: boolish.default(false),
   /** A webhook attempt that has no answer after this long failed, ms. */

@@ -70,7 +70,7 @@ export const ERROR_CATALOG = {
   USER_EXISTS: { status: 409, message: 'A user with that e-mail already exists.' },
   USER_NOT_FOUND: { status: 404, message: 'No user with that e-mail exists.' },
   CSRF_FAILED: { status: 403, message: 'The form expired or did not come from this dashboard; reload and try again.' },
-  // Hostile input and abuse (issue 8)
+  // Hostile input and abuse (README "Hostile input and abuse")
   BAD_REQUEST: {
     status: 400,
     message: 'The request was refused (a 4xx other than the codes above; the HTTP status tells which).',
@@ -80,7 +80,7 @@ export const ERROR_CATALOG = {
     message:
       'The generated document did not verify as it would be stored (XMLDSig or TED; a Timbre bug); nothing was stored and no folio was used.',
   },
-  // Events, webhooks and e-mail (src/events/, DESIGN §9)
+  // Events, webhooks and e-mail (src/events/, docs/design.md §9)
   EVENT_NOT_FOUND: { status: 404, message: 'No event with that id exists for this issuer.' },
   WEBHOOK_NOT_FOUND: { status: 404, message: 'No webhook endpoint with that id exists for this issuer.' },
   WEBHOOK_LIMIT_REACHED: { status: 409, message: 'The issuer already has 10 webhook endpoints; delete one first.' },

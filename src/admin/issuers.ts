@@ -26,7 +26,7 @@ const rut = z.string().transform((v, ctx) => {
 const text = (max: number) =>
   z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 
-export const issuerFieldsSchema = z.object({
+const issuerFieldsSchema = z.object({
   name: text(100),
   giro: text(80),
   acteco: z
@@ -44,7 +44,7 @@ export const issuerFieldsSchema = z.object({
   siiOffice: text(40).nullable(),
 });
 
-export type IssuerFields = z.infer<typeof issuerFieldsSchema>;
+type IssuerFields = z.infer<typeof issuerFieldsSchema>;
 
 const createSchema = issuerFieldsSchema
   .partial({
@@ -99,7 +99,7 @@ export async function createIssuer(ctx: AppContext, input: CreateIssuerInput): P
 
 export type UpdateIssuerInput = Partial<IssuerFields> & {
   /**
-   * Low-stock thresholds per document type (DESIGN §9 `folios.low`), merged into the current
+   * Low-stock thresholds per document type (docs/design.md §9 `folios.low`), merged into the current
    * ones; null restores the default (10 % of the last range or 20, the larger).
    */
   folioAlerts?: Record<string, number | null>;
@@ -173,7 +173,7 @@ export async function findIssuerOrThrow(
   return issuer;
 }
 
-/** The JSON shape the CLI prints for an issuer (DESIGN §5 Admin). */
+/** The JSON shape the CLI prints for an issuer (docs/design.md §5 "Admin"). */
 export function issuerView(i: Issuer) {
   return {
     rut: i.rut,

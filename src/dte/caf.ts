@@ -175,8 +175,8 @@ export function parseTrustedKeyPem(pem: string, label: string): TrustedCafKey {
  * Expiry of a CAF: types 33, 43, 46, 56 and 61 may be used for 180 days after FA; the others
  * do not expire (docs/sii-reference.md §2, after LibreDTE `Caf::getFechaVencimiento`; SII error CAF-3-517).
  */
-export const EXPIRING_CAF_TYPES: readonly number[] = [33, 43, 46, 56, 61];
-export const CAF_VALIDITY_DAYS = 180;
+const EXPIRING_CAF_TYPES: readonly number[] = [33, 43, 46, 56, 61];
+const CAF_VALIDITY_DAYS = 180;
 
 export function cafExpiresAt(caf: Pick<Caf, 'td' | 'fa'>): Date | null {
   if (!EXPIRING_CAF_TYPES.includes(caf.td)) return null;

@@ -1,6 +1,6 @@
 /**
  * SII dates and timestamps are Chilean local time without a zone (FchEmis, TSTED, TmstFirma,
- * TmstFirmaEnv: "AAAA-MM-DDTHH:MM:SS"); DESIGN §5: the default issue date is today in
+ * TmstFirmaEnv: "AAAA-MM-DDTHH:MM:SS"); docs/design.md §5: the default issue date is today in
  * America/Santiago.
  */
 const parts = new Intl.DateTimeFormat('en-CA', {

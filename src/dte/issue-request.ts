@@ -1,10 +1,10 @@
 /**
- * The body of `POST /api/{rut}/emitir` (contract §2 "Issue request", DESIGN §5 extras), as a
+ * The body of `POST /api/{rut}/emitir` (docs/api.md §2 "Issue request", docs/design.md §5 "Issue request extras"), as a
  * zod schema: the one place where a request is judged. Every rule names the field it is about
  * so a 400 carries `details[].path`. Lengths are the SII's (DTE_v10.xsd / EnvioBOLETA_v11.xsd,
  * docs/sii-reference.md §4.1–§4.2): longer text is refused, never silently cut.
  *
- * Decisions where the contract is silent (README "Issuing"):
+ * Decisions the API's fixed points leave open (README "The issue request"):
  * - Unknown fields are refused (400) at every level, so a misspelt `discount_pct` is not lost.
  * - Text is trimmed; control characters and the other characters of `refusedCharacter`
  *   (src/dte/xml-text.ts) are refused (a line break or tab is allowed only in `items[].description`).
@@ -86,14 +86,14 @@ const rut = z
   });
 
 /** FechaType (SiiTypes_v10.xsd): a real date from 2000-01-01 to 2050-12-31. */
-export const FIRST_DATE = '2000-01-01';
-export const LAST_DATE = '2050-12-31';
+const FIRST_DATE = '2000-01-01';
+const LAST_DATE = '2050-12-31';
 const date = z
   .string()
   .refine(isRealDate, 'must be a real date written YYYY-MM-DD')
   .refine((s) => s >= FIRST_DATE && s <= LAST_DATE, `must be from ${FIRST_DATE} to ${LAST_DATE} (SII FechaType)`);
 
-export const receiverSchema = z.strictObject({
+const receiverSchema = z.strictObject({
   rut,
   name: siiText(100).optional(),
   activity: siiText(40).optional(),
@@ -105,7 +105,7 @@ export const receiverSchema = z.strictObject({
     .optional(),
 });
 
-export const itemSchema = z.strictObject({
+const itemSchema = z.strictObject({
   name: siiText(80),
   qty: siiDecimal('qty', { positive: true }),
   price: siiDecimal('price', { positive: false }).optional(),
@@ -126,7 +126,7 @@ export const itemSchema = z.strictObject({
     .optional(),
 });
 
-export const refSchema = z.strictObject({
+const refSchema = z.strictObject({
   /** TpoDocRef: a document type (33, 801 …) or a short code such as "SET". */
   type: z.union([
     z.number().int().min(1).max(999),
@@ -145,9 +145,9 @@ export const refSchema = z.strictObject({
 
 export const MAX_LINES = 60;
 export const MAX_BOLETA_LINES = 1000;
-export const MAX_REFS = 40;
+const MAX_REFS = 40;
 /** Retention codes Timbre computes for type 46: 15 = total VAT retention (docs/sii-reference.md §4.4). */
-export const RETENTION_CODES = [15] as const;
+const RETENTION_CODES = [15] as const;
 
 const baseSchema = z.strictObject({
   type: z
@@ -199,7 +199,7 @@ type BaseRequest = z.infer<typeof baseSchema>;
 /** Receiver fields the SII makes mandatory outside boletas ([FMT] Receptor fields 57 GiroRecep,
  * 60 DirRecep, 61 CmnaRecep; "obligatorio" for 33, 34, 46, 52, 56). A 61 may leave them out:
  * Timbre copies them from the referenced document (src/issuing/references.ts). */
-export const REQUIRED_RECEIVER_FIELDS = [
+const REQUIRED_RECEIVER_FIELDS = [
   ['activity', 'GiroRecep'],
   ['address', 'DirRecep'],
   ['comuna', 'CmnaRecep'],
@@ -207,7 +207,7 @@ export const REQUIRED_RECEIVER_FIELDS = [
 
 /** Non-tax reference types ([FMT] TpoDocRef 801…: orden de compra, nota de pedido, contrato,
  * resolución, HES …, and "SET" of the certification): they carry no CodRef. */
-export function isTaxDocumentType(type: string): boolean {
+function isTaxDocumentType(type: string): boolean {
   return /^\d+$/.test(type) && Number(type) < 800;
 }
 
@@ -216,7 +216,7 @@ export function isTaxDocumentType(type: string): boolean {
  * Paper documents (30, 32, 35, 38, 45, 55, 60) and guías (50, 52) are not voided by a DTE note. */
 const NOTE_TARGETS = new Set(['33', '34', '39', '41', '43', '46', '56', '61', '110', '111', '112']);
 
-/** The rules that depend on the document type (contract §7, docs/sii-reference.md §4.4). */
+/** The rules that depend on the document type (docs/api.md §7, docs/sii-reference.md §4.4). */
 function typeRules(req: BaseRequest, ctx: z.RefinementCtx): void {
   const type = req.type as DteType;
   if (!(DTE_TYPES as readonly number[]).includes(type)) return;
@@ -232,7 +232,7 @@ function typeRules(req: BaseRequest, ctx: z.RefinementCtx): void {
       if (!internal) issue(['receiver'], 'is required for this document type');
     } else {
       if (!req.receiver.name) issue(['receiver', 'name'], 'is required for this document type (RznSocRecep)');
-      // Rule 2: GiroRecep, DirRecep and CmnaRecep are mandatory on 33/34/46/52/56 ([FMT] 57, 60, 61).
+      // SII format rule 2: GiroRecep, DirRecep and CmnaRecep are mandatory on 33/34/46/52/56 ([FMT] 57, 60, 61).
       if (type !== 61) {
         for (const [field, tag] of REQUIRED_RECEIVER_FIELDS) {
           if (!req.receiver[field]) issue(['receiver', field], `is required for type ${type} (${tag})`);
@@ -249,7 +249,7 @@ function typeRules(req: BaseRequest, ctx: z.RefinementCtx): void {
       if (!r.date) issue(['refs', i, 'date'], 'is required (FchRef)');
     });
   }
-  // Rule 3: references ([FMT] Referencias fields TpoDocRef, CodRef; [MUE] notes).
+  // SII format rule 3: references ([FMT] Referencias fields TpoDocRef, CodRef; [MUE] notes).
   refs.forEach((r, i) => {
     const refType = String(r.type).toUpperCase();
     if (r.code !== undefined && !isTaxDocumentType(refType)) {
@@ -301,7 +301,7 @@ function typeRules(req: BaseRequest, ctx: z.RefinementCtx): void {
   if (type !== 52 && req.dispatch) issue(['dispatch'], 'applies only to type 52');
   if (type === 52 && req.dispatch) {
     const d = req.dispatch;
-    // Rule 6: exports need Aduana/Transporte and foreign-currency fields Timbre does not build yet
+    // SII format rule 6: exports need Aduana/Transporte and foreign-currency fields Timbre does not build yet
     // ([FMT] Encabezado 38, 84, 86; Detalle 21, 23, 28).
     if (d.transfer_type === 8 || d.transfer_type === 9) {
       issue(
@@ -327,7 +327,7 @@ function typeRules(req: BaseRequest, ctx: z.RefinementCtx): void {
     if (req.service_period !== undefined) issue(['service_period'], 'applies only to boletas (39, 41)');
     if (req.due_date !== undefined) issue(['due_date'], 'applies only to boletas (39, 41)');
   } else {
-    // Rule 7: periodic services carry their period; domiciliary ones (2) their due date and the
+    // SII format rule 7: periodic services carry their period; domiciliary ones (2) their due date and the
     // address where the service is given ([FMTB] fields 7, 8, 9, 24).
     const si = req.service_indicator ?? 3;
     if ((si === 1 || si === 2) && !req.service_period) {
@@ -347,4 +347,3 @@ export const issueRequestSchema = baseSchema.superRefine(typeRules);
 
 export type IssueRequest = z.infer<typeof issueRequestSchema>;
 export type IssueItem = IssueRequest['items'][number];
-export type IssueRef = NonNullable<IssueRequest['refs']>[number];

@@ -1,5 +1,5 @@
 /**
- * Webhook deliveries per the Standard Webhooks specification (standardwebhooks.com, DESIGN §9).
+ * Webhook deliveries per the Standard Webhooks specification (standardwebhooks.com, docs/design.md §9).
  *
  * Each (event, endpoint) pair is one `webhook_deliveries` row, written with the event. Workers
  * of every instance claim due rows with a lease, so at most one attempt per delivery is in flight;

@@ -1,5 +1,5 @@
 /**
- * E-mail of a document to its receiver (DESIGN §9): the PDF plus the signed DTE in an
+ * E-mail of a document to its receiver (docs/design.md §9): the PDF plus the signed DTE in an
  * intercambio envelope (EnvioDTE / EnvioBOLETA whose Carátula names the receiver as
  * RutReceptor, signed by the issuer's certificate), sent over SMTP_URL with nodemailer.
  *
@@ -25,7 +25,7 @@ import { caratulaOf } from '../issuing/submissions.ts';
 import { emailEnabled } from '../issuing/email-queue.ts';
 import { recordEvent } from '../issuing/events.ts';
 
-export { emailEnabled, queueIssueEmail } from '../issuing/email-queue.ts';
+export { emailEnabled } from '../issuing/email-queue.ts';
 
 const LEASE_MS = 2 * 60_000;
 
@@ -119,7 +119,7 @@ export async function sendDueEmails(ctx: AppContext, limit = 10): Promise<number
 }
 
 /** The message of one document: subject, text, the PDF and the intercambio envelope. */
-export async function composeEmail(ctx: AppContext, issuer: Issuer, document: Document, to: string[]) {
+async function composeEmail(ctx: AppContext, issuer: Issuer, document: Document, to: string[]) {
   const sandbox = document.environment === 'sandbox';
   const pdf = await documentFile(ctx, document, issuer, 'pdf', 'letter');
   const { cert } = await signingCertificate(ctx, issuer, !sandbox);

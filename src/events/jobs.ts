@@ -1,5 +1,5 @@
 /**
- * The events side of the background work (DESIGN §9): webhook deliveries and e-mails are rows
+ * The events side of the background work (docs/design.md §9): webhook deliveries and e-mails are rows
  * in PostgreSQL; each worker instance looks for due ones every WEBHOOK_POLL_MS and at once
  * after a local change (`nudge`, a moment after the writer's commit), and scans for
  * time-based events every EVENTS_SCAN_SECONDS. Nothing lives only in memory: a restart picks up

@@ -1,5 +1,5 @@
 /**
- * Time-based events (DESIGN §9), found by a periodic scan in every instance that runs jobs:
+ * Time-based events (docs/design.md §9), found by a periodic scan in every instance that runs jobs:
  * `document.submission_delayed` (live, not received by the SII SUBMISSION_DELAY_ALERT_MS after
  * issue), `caf.expiring` (30 and 7 days before), `certificate.expiring` (30, 7 and 1 days
  * before), `certificate.expired`. Each is written with a dedupe key naming its subject and

@@ -1,5 +1,5 @@
 /**
- * SSRF guard for webhook targets (DESIGN §7): no private, loopback, link-local, multicast or
+ * SSRF guard for webhook targets (docs/design.md §7): no private, loopback, link-local, multicast or
  * otherwise non-public address, checked when an endpoint is saved (after DNS resolution) and
  * again at connect time (a custom `lookup` on the socket, so a name that resolves to a public
  * address when saved and to 127.0.0.1 when delivered is still refused). In live, `https` only.

@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints of an issuer (DESIGN §9): the use cases behind `/api/{rut}/webhooks…` and
+ * Webhook endpoints of an issuer (docs/design.md §9): the use cases behind `/api/{rut}/webhooks…` and
  * the dashboard. The secret (`whsec_` + base64 of 32 random bytes) is returned once, by
  * `createEndpoint`, and stored only as an AES-256-GCM envelope (db/secrets.ts).
  */
@@ -15,7 +15,7 @@ import type { EventType } from '../issuing/event-types.ts';
 
 export const MAX_ENDPOINTS = 10;
 
-export function endpointView(e: WebhookEndpoint) {
+function endpointView(e: WebhookEndpoint) {
   return {
     id: e.id,
     url: e.url,

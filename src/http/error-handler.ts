@@ -1,5 +1,5 @@
 /**
- * The one error handler (STYLE §4): every failure leaves as
+ * The one error handler (docs/style.md §4): every failure leaves as
  * `{ ok: false, error, code, request_id, details? }` with the catalog's status. Unknown errors
  * become a generic 500 whose body reveals nothing; the cause is logged with the request id.
  */

@@ -102,7 +102,7 @@ function mechanismCodes(meta: RouteMeta): ErrorCode[] {
 }
 
 /** The error codes an operation documents: the mechanism's and the route's own. */
-export function operationErrorCodes(meta: RouteMeta): ErrorCode[] {
+function operationErrorCodes(meta: RouteMeta): ErrorCode[] {
   const all = new Set<ErrorCode>([...mechanismCodes(meta), ...meta.errors]);
   return Object.keys(ERROR_CATALOG).filter((c) => all.has(c as ErrorCode)) as ErrorCode[];
 }
@@ -298,7 +298,7 @@ function finishOperation(op: Json): void {
  * Turns what @fastify/swagger built from the routes into the published description.
  * `servers`: PUBLIC_BASE_URL when configured, else the server that serves the description.
  */
-export function finishDocument(doc: Json, publicBaseUrl: string | undefined): Json {
+function finishDocument(doc: Json, publicBaseUrl: string | undefined): Json {
   const paths = doc.paths as Record<string, Record<string, Json>>;
   const used = new Set<ErrorCode>(['ROUTE_NOT_FOUND', 'METHOD_NOT_ALLOWED']);
   for (const item of Object.values(paths)) {

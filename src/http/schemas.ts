@@ -114,7 +114,7 @@ export const documentSchema = z.object({
   pdf_url: urlSchema.meta({ description: 'The PDF, with the document token `tk`: opens without a key.' }),
   xml_url: urlSchema.meta({ description: 'The signed XML, with the document token `tk`.' }),
   created_at: z.string().meta({ format: 'date-time' }),
-  /** DESIGN §9: where the e-mail to the receiver stands. */
+  /** docs/design.md §9: where the e-mail to the receiver stands. */
   email: z.object({
     status: z.enum(['none', 'pending', 'sent', 'failed', 'disabled']),
     to: z.array(z.string()),

@@ -1,5 +1,5 @@
 /**
- * Security headers on every answer (DESIGN §7), in this one place so the policy can be
+ * Security headers on every answer (docs/design.md §7), in this one place so the policy can be
  * adjusted as pages are added (`/docs` now, a same-origin dashboard later). helmet
  * with its defaults (nosniff, frame-ancestors / X-Frame-Options same-origin, HSTS, no referrer
  * across origins, Cross-Origin-Resource-Policy same-origin …) and a Content-Security-Policy
@@ -16,12 +16,12 @@
  *
  * helmet's middleware is built once, at boot: the policy is the same for every answer, and
  * building it per request (what the @fastify/helmet plugin does) parses the whole policy again
- * each time, about 35 µs — a tenth of what a download served from memory costs (issue 8).
+ * each time, about 35 µs — a tenth of what a download served from memory costs (README "Hostile input and abuse").
  */
 import type { FastifyInstance } from 'fastify';
 import helmet from 'helmet';
 
-export const CONTENT_SECURITY_POLICY = {
+const CONTENT_SECURITY_POLICY = {
   useDefaults: false,
   directives: {
     defaultSrc: ["'self'"],

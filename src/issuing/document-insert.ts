@@ -1,5 +1,5 @@
 /**
- * The write of an issued document, as ONE SQL statement (issue 11): confirm the folio
+ * The write of an issued document, as ONE SQL statement (README "Performance and scale-out"): confirm the folio
  * reservation, insert the document with its signed bytes, link the Idempotency-Key, queue the
  * receiver's e-mail and the live submission, and write the `document.issued` event with its
  * webhook deliveries. One statement is one implicit transaction: all of it commits or none of

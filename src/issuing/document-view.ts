@@ -1,5 +1,5 @@
 /**
- * How a stored document is shown through the API (DESIGN §5 list entries), and its public
+ * How a stored document is shown through the API (docs/design.md §5 list entries), and its public
  * file URLs, absolute from PUBLIC_BASE_URL, carrying the document's `tk` token.
  */
 import type { Config } from '../config.ts';

@@ -33,10 +33,10 @@ import { environmentOf } from './environment.ts';
 import { SANDBOX_CAF_IDK, sandboxCafSigner, signingCertificate } from './key-material.ts';
 
 /** Size of the range generated automatically for a sandbox issuer's first document of a type. */
-export const SANDBOX_AUTO_RANGE = 1000;
-export const MAX_SANDBOX_REQUEST = 10_000;
+const SANDBOX_AUTO_RANGE = 1000;
+const MAX_SANDBOX_REQUEST = 10_000;
 
-export function foliosExhausted(type: DteType, env: Environment): AppError {
+function foliosExhausted(type: DteType, env: Environment): AppError {
   return new AppError(
     'FOLIOS_EXHAUSTED',
     `No ${env === 'sandbox' ? 'sandbox ' : ''}CAF folios are available for document type ${type} (${DTE_NAMES[type].toLowerCase()}). ` +

@@ -100,7 +100,7 @@ export async function issueDocument(
   if (env === 'sandbox') await ensureSandboxCaf(ctx, issuer, draft.type);
 
   const timestamp = santiagoTimestamp(now);
-  // Rule 9: a CAF's expiry is judged against the real date, not the (possibly earlier) FchEmis
+  // SII format rule 9: a CAF's expiry is judged against the real date, not the (possibly earlier) FchEmis
   // the caller sends, so a backdated document never consumes an expired CAF (CAF-3-517).
   const today = santiagoDate(now);
   const reservationInput = {
@@ -232,7 +232,7 @@ async function buildSigned(
 ): Promise<{ ted: string; bytes: Buffer }> {
   const { doc, timestamp } = input;
   const material = await cafMaterialById(ctx, input.cafId);
-  // Rule 9: FchEmis is never before the CAF's FA (TED-1-646), in sandbox as in live.
+  // SII format rule 9: FchEmis is never before the CAF's FA (TED-1-646), in sandbox as in live.
   if (doc.date < material.caf.fa) {
     throw new AppError(
       'VALIDATION_FAILED',
@@ -241,7 +241,7 @@ async function buildSigned(
     );
   }
   // The bytes about to be stored were re-read by another XML parser (libxml2): XSD, XMLDSig and
-  // TED must verify, or nothing is stored and the folio goes back (DESIGN §7).
+  // TED must verify, or nothing is stored and the folio goes back (docs/design.md §7).
   const check = await ctx.signer.sign(
     { doc, timestamp },
     { cert: input.cert, caf: material.caf, cafPrivateKey: material.privateKey },
@@ -270,7 +270,7 @@ function assertLiveConfigured(issuer: Issuer): void {
 }
 
 /**
- * First submission attempt, right after the commit (never inside the transaction, DESIGN §6).
+ * First submission attempt, right after the commit (never inside the transaction, docs/design.md §6).
  * A failure does not fail the request: the document is saved and the jobs retry it.
  */
 async function submitAfterCommit(ctx: AppContext, document: Document, submissionId: string): Promise<IssueResult> {
@@ -298,12 +298,12 @@ export async function documentById(ctx: AppContext, id: string): Promise<Documen
   return ctx.db.prisma.document.findUniqueOrThrow({ where: { id } });
 }
 
-/** The `sii` block of live documents: raw SII state next to ours (DESIGN §5). */
-export function siiBlock(d: Document) {
+/** The `sii` block of live documents: raw SII state next to ours (docs/design.md §5). */
+function siiBlock(d: Document) {
   return { estado: d.siiCode, glosa: d.siiGlosa, track_id: d.trackId ?? '' };
 }
 
-/** The issue response of the contract §2 plus DESIGN §5's fields. */
+/** The issue response of docs/api.md §2 plus the fields of docs/design.md §5. */
 export function issueResponse(ctx: AppContext, issuer: Issuer, r: IssueResult) {
   const d = r.document;
   const live = r.env === 'live';

@@ -1,5 +1,5 @@
 /**
- * Background work on PostgreSQL with pg-boss (DESIGN §2, §6): submitting live documents to the
+ * Background work on PostgreSQL with pg-boss (docs/design.md §2, §6): submitting live documents to the
  * SII and polling them to a final state. Everything that must survive is in Timbre's own
  * `submissions` table (src/issuing/submissions.ts); pg-boss jobs are the wake-ups that run a
  * submission's next step at its due time, delivered to one worker among all instances.

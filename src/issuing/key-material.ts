@@ -17,7 +17,7 @@ import type { Caf, Certificate, Issuer } from '../generated/prisma/client.ts';
 
 export type { CafMaterial };
 
-export function cafMaterial(ctx: AppContext, row: Caf): CafMaterial {
+function cafMaterial(ctx: AppContext, row: Caf): CafMaterial {
   const cached = ctx.caches.cafs.get(row.id);
   if (cached) return cached;
   const original = ctx.db.secrets.open(row.originalEncrypted);

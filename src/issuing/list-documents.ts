@@ -12,7 +12,7 @@
  * - The page is chosen on ids alone (id ends those indexes: an index-only scan, also through
  *   the OFFSET of deep pages); then only its rows are read, and only the columns an entry
  *   shows (never the signed XML, the request or the model).
- * - `total` must be exact (contract); counting up to millions of rows per request is not an
+ * - `total` must be exact (docs/api.md §2); counting up to millions of rows per request is not an
  *   option. A trigger on documents appends every counted change to document_count_deltas in
  *   the same transaction as the write; `fold_document_counts()` moves them into the counters
  *   (prisma/schema.prisma, DocumentCount and below) in batches. Every count below reads the
@@ -57,7 +57,7 @@ const ORDER = Prisma.sql`ORDER BY date DESC, created_at DESC, id DESC`;
 export async function listDocuments(ctx: AppContext, issuer: Issuer, f: ListFilters): Promise<ListResult> {
   const search = parseSearch(f.q);
   const [rows, total] = await Promise.all([
-    // The page's latest e-mail per document (DESIGN §9 `email`), one index probe per row.
+    // The page's latest e-mail per document (docs/design.md §9 `email`), one index probe per row.
     ctx.db.prisma.$queryRaw<(ListedDocument & EmailColumns)[]>`
       SELECT type, folio, date, receiver_rut AS "receiverRut", receiver_name AS "receiverName",
              net, exempt, vat, vat_rate AS "vatRate", total, environment, estado_sii AS "estadoSii",

@@ -1,5 +1,5 @@
 /**
- * Preview (DESIGN §8): validates and computes a request exactly as issuing would — the same
+ * Preview (docs/design.md §8): validates and computes a request exactly as issuing would — the same
  * `computeDocument` and `checkReferences` stages of src/issuing/issue-document.ts — and stops
  * there: no folio is reserved, nothing is stored, nothing is signed. The PDF form is the
  * printed document marked "BORRADOR — SIN FOLIO" without a stamp.

@@ -1,5 +1,5 @@
 /**
- * From the SII's raw answers to Timbre's `estado_sii` (DESIGN §5): one table, so every place
+ * From the SII's raw answers to Timbre's `estado_sii` (docs/design.md §5): one table, so every place
  * that reads an SII answer agrees. Sources: docs/sii-reference.md §7.3 (upload STATUS), §7.4 (envelope
  * ESTADO, after LibreDTE's EstadoEnvioSii mapping), §7.5 (document ESTADO).
  */

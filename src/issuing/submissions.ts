@@ -1,5 +1,5 @@
 /**
- * Submitting live documents to the SII and following them to a final state (DESIGN §6).
+ * Submitting live documents to the SII and following them to a final state (docs/design.md §6).
  *
  * Each live document gets a `submissions` row in the same transaction that stores it, with the
  * signed envelope (EnvioDTE / EnvioBOLETA) around its signed DTE. After the commit a step
@@ -85,7 +85,7 @@ export async function buildSubmissionEnvelope(
 }
 
 /** Records an envelope as a queued submission, inside the caller's transaction. */
-export async function insertSubmission(
+async function insertSubmission(
   tx: Prisma.TransactionClient,
   issuer: Issuer,
   document: Pick<Document, 'id' | 'type'>,

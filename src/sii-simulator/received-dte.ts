@@ -9,7 +9,7 @@ import { extractDd } from '../dte/ted.ts';
 import { flatten, unescapeXml } from '../dte/xml-text.ts';
 import { parseXml, stripXmlDeclaration } from '../dte/xmldsig.ts';
 
-export interface ReceivedReference {
+interface ReceivedReference {
   /** TpoDocRef as written (a type number or a code such as SET). */
   type: string;
   folio: string;

@@ -34,7 +34,7 @@ import { visibleEstado } from './queries.ts';
 import { errorText, isFinal, type RegisteredIssuer, type UploadRecord } from './state.ts';
 import { isDtewsPath } from './soap.ts';
 
-export const DEFAULT_STEP_DELAY_MS = 1_000;
+const DEFAULT_STEP_DELAY_MS = 1_000;
 
 export interface SiiSimulatorOptions {
   /** Delay of each processing step (REC → SOK → … → EPR), ms. Default 1 000. */
@@ -52,7 +52,7 @@ export interface SiiSimulatorOptions {
 }
 
 /** An upload as the simulator shows it to tests and to `GET /sim/uploads`. */
-export interface UploadSummary {
+interface UploadSummary {
   trackId: string;
   channel: 'dteupload' | 'boleta-rest';
   filename: string;

@@ -1,4 +1,4 @@
-/** How the dashboard writes numbers, RUTs, dates and states (es-CL; DASHBOARD.md "Layout"). */
+/** How the dashboard writes numbers, RUTs, dates and states (es-CL; docs/dashboard.md "Layout"). */
 import type { DteType } from '../dte/model.ts';
 import { formatRutDisplay } from '../dte/rut.ts';
 
@@ -79,8 +79,8 @@ export function daysLeft(until: Date, now: Date): number {
   return Math.floor((until.getTime() - now.getTime()) / 86_400_000);
 }
 
-/** Event types (DESIGN §9) in words; the code itself is shown next to them for integrators. */
-export const EVENT_LABELS: Record<string, string> = {
+/** Event types (docs/design.md §9) in words; the code itself is shown next to them for integrators. */
+const EVENT_LABELS: Record<string, string> = {
   'document.issued': 'Documento emitido',
   'document.accepted': 'Aceptado por el SII',
   'document.accepted_with_objections': 'Aceptado con reparos por el SII',

@@ -1,5 +1,5 @@
 /**
- * The dashboard (DESIGN §10) under /dashboard: server-rendered pages for people, calling the
+ * The dashboard (docs/design.md §10) under /dashboard: server-rendered pages for people, calling the
  * same use cases as the API. This plugin wires what every page shares:
  *
  * - bodies: urlencoded forms and multipart uploads (≤ 1 MiB file), JSON for the issue form's
@@ -32,10 +32,10 @@ import { barePage, page } from './layout.ts';
 import { errorMessage } from './messages.ts';
 
 export const SESSION_COOKIE = 'timbre_session';
-export const PRE_CSRF_COOKIE = 'timbre_csrf';
-export const MAX_UPLOAD = 1024 * 1024;
+const PRE_CSRF_COOKIE = 'timbre_csrf';
+const MAX_UPLOAD = 1024 * 1024;
 
-export const CSP = [
+const CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
@@ -58,7 +58,7 @@ declare module 'fastify' {
   }
 }
 
-export function cookies(request: FastifyRequest): Map<string, string> {
+function cookies(request: FastifyRequest): Map<string, string> {
   const out = new Map<string, string>();
   for (const part of (request.headers.cookie ?? '').split(';')) {
     const i = part.indexOf('=');

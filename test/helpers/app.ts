@@ -74,7 +74,7 @@ export function bearer(key: string): Record<string, string> {
 }
 
 /** Requests through `app.inject` carrying `key`; headers given per call are added to it. */
-export function keyClient(app: FastifyInstance, key: string): KeyClient {
+function keyClient(app: FastifyInstance, key: string): KeyClient {
   const headers = bearer(key);
   const inject = (opts: InjectOptions) =>
     app.inject({ ...opts, headers: { ...headers, ...(opts.headers as Record<string, string> | undefined) } });

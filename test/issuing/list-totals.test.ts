@@ -309,7 +309,7 @@ describe('total stays exact', () => {
     const issued = await freshIssuer();
     const original = issued.find((d) => d.type === 33 && d.date === '2026-02-28')!;
     const body = factura();
-    // A note names the receiver of the document it voids (issue 9, rule 3).
+    // A note names the receiver of the document it voids (SII format rule 3).
     const row = await t.ctx.db.prisma.document.findFirstOrThrow({
       where: { issuerId, type: 33, folio: original.folio },
     });

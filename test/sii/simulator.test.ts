@@ -757,7 +757,7 @@ describe('DTEUpload and processing', () => {
     expect(one(anc, 'ERR_CODE')).toBe('15');
   });
 
-  it('issue 9 rule 3: a note on another receiver (REF-2-781) or with a wrong FchRef (REF-2-782) is a reparo', async () => {
+  it('SII format rule 3: a note on another receiver (REF-2-781) or with a wrong FchRef (REF-2-782) is a reparo', async () => {
     const folio = nextFolio33++;
     const original = signedDte(caf33, cert, { request: factura(), folio });
     await uploadAndProcess(envelope('dte', [{ type: 33, xml: original }], cert));

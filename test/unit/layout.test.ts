@@ -1,5 +1,5 @@
 /**
- * The layout a newcomer reads (STYLE "The shape"): no import cycles between files of src/, and
+ * The layout a newcomer reads (docs/style.md "The shape"): no import cycles between files of src/, and
  * none between its parts (admin, issuing, dte, sii, …): a helper two parts share lives below
  * both. Type-only imports count too: they couple the files just the same.
  */

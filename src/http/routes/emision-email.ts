@@ -1,4 +1,4 @@
-/** POST /api/{rut}/emision_email — e-mail a document to its receiver again (DESIGN §9, owner/editor). */
+/** POST /api/{rut}/emision_email — e-mail a document to its receiver again (docs/design.md §9, owner/editor). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';

@@ -1,4 +1,4 @@
-/** GET /api/{rut}/emisiones — list issued documents (contract §4.4, DESIGN §5). */
+/** GET /api/{rut}/emisiones — list issued documents (docs/api.md §4.4, docs/design.md §5). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
@@ -10,7 +10,7 @@ import { routeDoc } from '../openapi.ts';
 import { commonErrors, documentSchema, dteTypeQuery, pageSchema, queryDate, queryInt, rutParams } from '../schemas.ts';
 import { issueResponseExample } from './emitir.ts';
 
-/** A list entry (DESIGN §5) as the examples show it; events of a document carry the same. */
+/** A list entry (docs/design.md §5) as the examples show it; events of a document carry the same. */
 export const documentEntryExample = {
   type: 33,
   folio: 1,
