@@ -5,7 +5,7 @@ import { isRealDate } from '../../admin/validation.ts';
 import type { AppContext } from '../../context.ts';
 import { DTE_TYPES, type DteType } from '../../dte/model.ts';
 import { AppError, ERROR_CATALOG, type ErrorCode } from '../../errors.ts';
-import type { Environment } from '../../generated/prisma/client.ts';
+import type { Environment } from '../../issuing/environment.ts';
 import { documentFile } from '../../issuing/document-files.ts';
 import { findIssuedDocument } from '../../issuing/document-status.ts';
 import { environmentOf } from '../../issuing/environment.ts';

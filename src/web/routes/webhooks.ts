@@ -20,7 +20,7 @@ import {
   redeliverEvent,
   testEndpoint,
 } from '../../events/webhooks.ts';
-import type { Issuer } from '../../generated/prisma/client.ts';
+import type { Issuer } from '../../admin/issuers.ts';
 import { dateTime, eventLabel } from '../format.ts';
 import { attr, type Html, html } from '../html.ts';
 import { csrfField, describedBy, fieldError, notice, page } from '../layout.ts';
