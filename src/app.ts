@@ -34,7 +34,7 @@ import { webhooksTestRoute } from './http/routes/webhooks-test.ts';
 import { filesRoutes } from './http/routes/files.ts';
 import { foliosRoutes } from './http/routes/folios.ts';
 import { previewRoute } from './http/routes/preview.ts';
-import { startEventWorker } from './events/jobs.ts';
+import { startEventWorker } from './jobs.ts';
 import { startJobs } from './issuing/jobs.ts';
 import { createPdfRenderer } from './dte/pdf/renderer.ts';
 import { createSigner } from './dte/signing/pool.ts';

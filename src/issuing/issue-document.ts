@@ -30,7 +30,7 @@ import { checkFolioStock, folioThreshold } from './folio-alerts.ts';
 import { documentInsert } from './document-insert.ts';
 import { voidReferencedDocuments } from './document-state.ts';
 import { fileUrls, totalsView } from './document-view.ts';
-import { environmentOf } from './environment.ts';
+import { environmentOf } from '../admin/environment.ts';
 import { checkReferences, type ReferenceCheck, receiverFromTarget, recheckReferences } from './references.ts';
 import { ensureSandboxCaf, type FolioReservation, releaseReservation, reserveFolio } from './folios.ts';
 import { cafMaterialById, signingCertificate } from './key-material.ts';

@@ -10,7 +10,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { may, type SignedIn } from '../../admin/users.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
-import { EVENT_TYPES, type EventType, isEventType } from '../../issuing/event-types.ts';
+import { EVENT_TYPES, type EventType, isEventType } from '../../events/types.ts';
 import {
   createEndpoint,
   deleteEndpoint,

@@ -5,10 +5,10 @@
  * time-based events every EVENTS_SCAN_SECONDS. Nothing lives only in memory: a restart picks up
  * every due row, and leases keep instances from doing the same row twice.
  */
-import type { AppContext } from '../context.ts';
-import { attemptDelivery, claimDeliveries } from './deliveries.ts';
-import { emailEnabled, sendDueEmails } from './email.ts';
-import { scanTimeEvents } from './scheduled.ts';
+import type { AppContext } from './context.ts';
+import { attemptDelivery, claimDeliveries } from './events/deliveries.ts';
+import { emailEnabled, sendDueEmails } from './issuing/document-email.ts';
+import { scanTimeEvents } from './issuing/time-events.ts';
 
 export interface EventWorker {
   nudge(): void;
