@@ -283,8 +283,8 @@ async function submitAfterCommit(ctx: AppContext, document: Document, submission
         : undefined;
     return { document: current, env: 'live', ...(warning && { warning }) };
   } catch (err) {
+    // The submission stays due in its row: the jobs retry it (src/jobs.ts).
     ctx.log.error({ err, document: document.id }, 'first submission attempt failed');
-    await ctx.jobs?.wake(submissionId).catch(() => {});
     return {
       document,
       env: 'live',
