@@ -33,8 +33,7 @@ import { webhooksTestRoute } from './http/routes/webhooks-test.ts';
 import { filesRoutes } from './http/routes/files.ts';
 import { foliosRoutes } from './http/routes/folios.ts';
 import { previewRoute } from './http/routes/preview.ts';
-import { startEventWorker } from './events/jobs.ts';
-import { startJobs } from './issuing/jobs.ts';
+import { startJobs } from './jobs.ts';
 import { createPdfRenderer } from './dte/pdf/renderer.ts';
 import { createSigner } from './dte/signing/pool.ts';
 import { dashboard } from './web/index.ts';
@@ -102,8 +101,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.decorate('ctx', ctx);
   app.addHook('onClose', async () => ctx.pdf.close());
   app.addHook('onClose', async () => ctx.signer.close());
-  // Background jobs start with the app (a queue that only sends wake-ups when JOBS_ENABLED is
-  // false) and stop before the database closes.
+  // Background jobs start with the app (none when JOBS_ENABLED is false: other instances find
+  // its work in the database) and stop before the database closes.
   // The operator change feed (LISTEN/NOTIFY) keeps the caches true to what the CLI or another
   // instance changes; until it is heard they read through to the database.
   let changeFeed: ChangeFeed | null = null;
@@ -115,7 +114,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       ctx.log,
     );
     await changeFeed.ready;
-    ctx.jobs = await startJobs(ctx, { work: opts.config.JOBS_ENABLED, startWorker: startEventWorker });
+    ctx.jobs = startJobs(ctx, { work: opts.config.JOBS_ENABLED });
   });
   app.addHook('onClose', async () => {
     await ctx.jobs?.stop();

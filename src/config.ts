@@ -56,11 +56,11 @@ export const configSchema = z.object({
   /** Base of the SII web portal, where CAF folios are requested (the simulator answers here too). */
   SII_PORTAL_URL: url.default('https://maullin.sii.cl'),
   SII_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
-  /** Background jobs (SII submission and polling) run in this process. */
+  /** Background jobs (SII submission and polling, webhooks, e-mail) run in this process (src/jobs.ts). */
   JOBS_ENABLED: boolish.default(true),
-  /** How often a job worker asks PostgreSQL for due work, seconds (pg-boss: at least 0.5). */
+  /** How often a job worker asks PostgreSQL for due submissions, seconds. */
   JOBS_POLL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
-  /** How often each worker sweeps for due submissions whose wake-up was lost, seconds. */
+  /** How often each worker folds the list's counter deltas, seconds. */
   JOBS_SWEEP_SECONDS: z.coerce.number().min(1).max(3600).default(15),
   /** First retry delay after a failed submission, ms; doubles per attempt up to 30 min. */
   SII_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),

@@ -6,7 +6,6 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import pg from 'pg';
-import PgBoss from 'pg-boss';
 import type { TestProject } from 'vitest/node';
 import { ensureEmbeddedPostgres } from '../src/db/embedded.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
@@ -57,16 +56,6 @@ export default async function setup(project: TestProject) {
   // would make every clone fail ("source database … is being accessed by other users").
   const templateUrl = withDatabase(process.env.DATABASE_DIRECT_URL ?? adminUrl, templateDb);
   await applyMigrations(templateUrl);
-  // pg-boss installs its own schema on first start; doing it once in the template saves every
-  // test file that starts an app from doing it again.
-  const boss = new PgBoss({
-    connectionString: templateUrl,
-    schema: 'pgboss',
-    supervise: false,
-    schedule: false,
-  });
-  await boss.start();
-  await boss.stop({ graceful: false, wait: true });
   await admin.end();
   project.provide('adminUrl', adminUrl);
   project.provide('templateDb', templateDb);

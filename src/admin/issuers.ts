@@ -14,6 +14,9 @@ import type { Issuer } from '../generated/prisma/client.ts';
 import { changing } from './changes.ts';
 import { isoDate, zodToAppError } from './validation.ts';
 
+/** The issuer as the use cases hand it to the API and the dashboard. */
+export type { Issuer };
+
 const rut = z.string().transform((v, ctx) => {
   const r = normalizeRut(v);
   if (!r) {

@@ -18,7 +18,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import type { AppContext } from '../context.ts';
 import { type Event, Prisma, type WebhookDelivery, type WebhookEndpoint } from '../generated/prisma/client.ts';
-import { eventPayload, recordEvent } from '../issuing/events.ts';
+import { eventPayload, recordEvent } from './record.ts';
 import { BlockedTargetError, guardedLookup, isBlockedAddress } from './ssrf.ts';
 
 /** Claims of all instances take turns on this advisory lock (key chosen for this use only). */

@@ -7,11 +7,11 @@ import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { AppError, validationError } from '../errors.ts';
 import type { Issuer, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../generated/prisma/client.ts';
-import { environmentOf } from '../issuing/environment.ts';
+import { environmentOf } from '../admin/environment.ts';
 import { attemptDelivery, claimDeliveries } from './deliveries.ts';
-import { findEvent, recordEvent } from '../issuing/events.ts';
+import { findEvent, recordEvent } from './record.ts';
 import { checkTarget } from './ssrf.ts';
-import type { EventType } from '../issuing/event-types.ts';
+import type { EventType } from './types.ts';
 
 export const MAX_ENDPOINTS = 10;
 

@@ -3,7 +3,7 @@
  * created_at, data }` and each type's `data`. A webhook delivery's body is exactly one of these.
  */
 import { z } from 'zod';
-import { EVENT_TYPES } from '../issuing/event-types.ts';
+import { EVENT_TYPES } from '../events/types.ts';
 import { documentSchema } from './schemas.ts';
 
 const siiRaw = z

@@ -29,7 +29,7 @@ import type { Caf, Environment, Issuer, Prisma } from '../generated/prisma/clien
 import { insertCaf, storeCaf, verifyCaf } from '../admin/cafs.ts';
 import { santiagoDate } from '../dte/chile-time.ts';
 import { folioThreshold } from './folio-alerts.ts';
-import { environmentOf } from './environment.ts';
+import { environmentOf } from '../admin/environment.ts';
 import { SANDBOX_CAF_IDK, sandboxCafSigner, signingCertificate } from './key-material.ts';
 
 /** Size of the range generated automatically for a sandbox issuer's first document of a type. */

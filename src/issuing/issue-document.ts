@@ -30,7 +30,7 @@ import { checkFolioStock, folioThreshold } from './folio-alerts.ts';
 import { documentInsert } from './document-insert.ts';
 import { voidReferencedDocuments } from './document-state.ts';
 import { fileUrls, totalsView } from './document-view.ts';
-import { environmentOf } from './environment.ts';
+import { environmentOf } from '../admin/environment.ts';
 import { checkReferences, type ReferenceCheck, receiverFromTarget, recheckReferences } from './references.ts';
 import { ensureSandboxCaf, type FolioReservation, releaseReservation, reserveFolio } from './folios.ts';
 import { cafMaterialById, signingCertificate } from './key-material.ts';
@@ -283,8 +283,8 @@ async function submitAfterCommit(ctx: AppContext, document: Document, submission
         : undefined;
     return { document: current, env: 'live', ...(warning && { warning }) };
   } catch (err) {
+    // The submission stays due in its row: the jobs retry it (src/jobs.ts).
     ctx.log.error({ err, document: document.id }, 'first submission attempt failed');
-    await ctx.jobs?.wake(submissionId).catch(() => {});
     return {
       document,
       env: 'live',

@@ -11,7 +11,7 @@ import type { DteDocument } from '../dte/model.ts';
 import { renderPdf } from '../dte/pdf/index.ts';
 import { computeDocument } from '../dte/totals.ts';
 import type { Environment, Issuer } from '../generated/prisma/client.ts';
-import { environmentOf } from './environment.ts';
+import { environmentOf } from '../admin/environment.ts';
 import { issuerInfo } from './issue-document.ts';
 import { checkReferences } from './references.ts';
 

@@ -200,13 +200,11 @@ export async function runSubmission(
 class LeaseLost extends Error {}
 
 /**
- * Runs a submission's next step now (the issue call, a resubmit) and schedules the one after.
- * Null when another worker holds it right now.
+ * Runs a submission's next step now (the issue call, a resubmit); the row says when the one
+ * after is due, where the jobs find it (src/jobs.ts). Null when another worker holds it now.
  */
 export async function submitNow(ctx: AppContext, submissionId: string): Promise<StepResult | null> {
-  const step = await runSubmission(ctx, submissionId, { force: true });
-  if (step?.nextRunAt) await ctx.jobs?.wake(submissionId, step.nextRunAt);
-  return step;
+  return runSubmission(ctx, submissionId, { force: true });
 }
 
 /**
@@ -519,12 +517,13 @@ async function poll(ctx: AppContext, s: Submission, sc: StepContext): Promise<Ou
   };
 }
 
-/** Submissions that are due and not held by anyone: what a sweep wakes up. */
+/** Submissions that are due and not held by anyone: what the jobs' poll takes up (src/jobs.ts). */
 export async function dueSubmissions(ctx: AppContext, limit = 100): Promise<{ id: string; nextRunAt: Date }[]> {
   const now = ctx.clock();
   return ctx.db.prisma.submission.findMany({
     where: {
-      state: { not: 'done' },
+      // The open states one by one: each is a range of the (state, next_run_at) index.
+      state: { in: ['queued', 'sending', 'ambiguous', 'uploaded'] },
       nextRunAt: { lte: now },
       OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }],
     },

@@ -25,7 +25,7 @@ import { resolveSession, type SignedIn } from '../admin/users.ts';
 import type { AppContext } from '../context.ts';
 import { normalizeRut } from '../dte/rut.ts';
 import { AppError } from '../errors.ts';
-import type { Issuer } from '../generated/prisma/client.ts';
+import type { Issuer } from '../admin/issuers.ts';
 import { Form } from './form.ts';
 import { html } from './html.ts';
 import { barePage, page } from './layout.ts';

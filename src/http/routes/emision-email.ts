@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { sendDocumentEmail } from '../../events/email.ts';
+import { sendDocumentEmail } from '../../issuing/document-email.ts';
 import { requireAuth } from '../auth.ts';
 import { routeDoc } from '../openapi.ts';
 import { commonErrors, errorResponse, rutParams } from '../schemas.ts';

@@ -4,7 +4,7 @@ import { importCertificate, listCertificates } from '../../admin/certificates.ts
 import { may, type SignedIn } from '../../admin/users.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
-import type { Issuer } from '../../generated/prisma/client.ts';
+import type { Issuer } from '../../admin/issuers.ts';
 import { date, daysLeft, rut } from '../format.ts';
 import { html } from '../html.ts';
 import { csrfField, describedBy, fieldError, notice, page } from '../layout.ts';

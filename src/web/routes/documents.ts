@@ -5,10 +5,10 @@ import { isRealDate } from '../../admin/validation.ts';
 import type { AppContext } from '../../context.ts';
 import { DTE_TYPES, type DteType } from '../../dte/model.ts';
 import { AppError, ERROR_CATALOG, type ErrorCode } from '../../errors.ts';
-import type { Environment } from '../../generated/prisma/client.ts';
+import type { Environment } from '../../admin/environment.ts';
 import { documentFile } from '../../issuing/document-files.ts';
 import { findIssuedDocument } from '../../issuing/document-status.ts';
-import { environmentOf } from '../../issuing/environment.ts';
+import { environmentOf } from '../../admin/environment.ts';
 import { ESTADOS_SII, type EstadoSii } from '../../issuing/document-state.ts';
 import { type ListFilters, listDocuments } from '../../issuing/list-documents.ts';
 import { resubmitDocument } from '../../issuing/resubmit.ts';
@@ -30,8 +30,8 @@ import { csrfField, describedBy, fieldError, notice, page } from '../layout.ts';
 import { errorMessage } from '../messages.ts';
 import { issuerOf, sendHtml, signedIn } from '../plugin.ts';
 import type { DteDocument } from '../../dte/model.ts';
-import { emailEnabled, emailsOfDocument, sendDocumentEmail } from '../../events/email.ts';
-import { eventsOfDocument } from '../../issuing/events.ts';
+import { emailEnabled, emailsOfDocument, sendDocumentEmail } from '../../issuing/document-email.ts';
+import { eventsOfDocument } from '../../events/record.ts';
 
 interface ListQuery {
   tipo_dte?: string;

@@ -16,7 +16,7 @@ import type { AppContext } from '../../context.ts';
 import { type IssueRequest, issueRequestSchema } from '../../dte/issue-request.ts';
 import { DTE_TYPES } from '../../dte/model.ts';
 import { AppError, formatPath } from '../../errors.ts';
-import type { Issuer } from '../../generated/prisma/client.ts';
+import type { Issuer } from '../../admin/issuers.ts';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,

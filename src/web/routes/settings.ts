@@ -8,7 +8,7 @@ import { updateIssuer } from '../../admin/issuers.ts';
 import { may, type SignedIn } from '../../admin/users.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
-import type { Issuer } from '../../generated/prisma/client.ts';
+import type { Issuer } from '../../admin/issuers.ts';
 import type { Form } from '../form.ts';
 import { rut } from '../format.ts';
 import { attr, type Html, html } from '../html.ts';

@@ -4,7 +4,7 @@ import { ROLES } from '../../admin/api-keys.ts';
 import { createUser, deactivateUser, listUsers, MIN_PASSWORD_LENGTH, may, type SignedIn } from '../../admin/users.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
-import type { Issuer } from '../../generated/prisma/client.ts';
+import type { Issuer } from '../../admin/issuers.ts';
 import { dateTime, ROLE_LABELS } from '../format.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, describedBy, fieldError, notice, page } from '../layout.ts';

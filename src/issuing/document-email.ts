@@ -16,16 +16,16 @@ import { buildEnvelope, envelopeKindOf } from '../dte/envelope.ts';
 import { DTE_NAMES, type DteType } from '../dte/model.ts';
 import { AppError } from '../errors.ts';
 import type { Document, EmailMessage, Issuer } from '../generated/prisma/client.ts';
-import { isAccepted } from '../issuing/document-state.ts';
-import { findIssuedDocument } from '../issuing/document-status.ts';
-import { documentFile } from '../issuing/document-files.ts';
-import { type EmailView, emailViewOf } from '../issuing/email-view.ts';
-import { signingCertificate } from '../issuing/key-material.ts';
-import { caratulaOf } from '../issuing/submissions.ts';
-import { emailEnabled } from '../issuing/email-queue.ts';
-import { recordEvent } from '../issuing/events.ts';
+import { isAccepted } from './document-state.ts';
+import { findIssuedDocument } from './document-status.ts';
+import { documentFile } from './document-files.ts';
+import { type EmailView, emailViewOf } from './email-view.ts';
+import { signingCertificate } from './key-material.ts';
+import { caratulaOf } from './submissions.ts';
+import { emailEnabled } from './email-queue.ts';
+import { recordEvent } from '../events/record.ts';
 
-export { emailEnabled } from '../issuing/email-queue.ts';
+export { emailEnabled } from './email-queue.ts';
 
 const LEASE_MS = 2 * 60_000;
 

@@ -8,8 +8,8 @@
  */
 import type { AppContext } from '../context.ts';
 import { santiagoDate } from '../dte/chile-time.ts';
-import { documentEventData } from '../issuing/document-state.ts';
-import { recordEvent } from '../issuing/events.ts';
+import { documentEventData } from './document-state.ts';
+import { recordEvent } from '../events/record.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
 const CAF_THRESHOLDS = [7, 30];
