@@ -545,7 +545,7 @@ async function main() {
   }
 
   const cpu = cpus()[0]?.model ?? 'unknown';
-  const day = started.toISOString().slice(0, 10);
+  const day = dateOfInstantInSantiago(started);
   const issuingLoad = issuingLoadBefore ? `${fmtLoad(issuingLoadBefore)} before, ${fmtLoad(loadavg())} after` : '';
   const fresh: Record<SectionKey, string | null> = {
     summary: null,

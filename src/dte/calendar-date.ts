@@ -7,7 +7,7 @@
  *
  * This module is the only place that turns a calendar date into a `Date` or back: it does so at
  * UTC midnight, which is how the driver reads and writes a `date` column, and which is an
- * implementation detail here, never a moment anyone meant. `test/unit/calendar-date.test.ts`
+ * implementation detail here, never a moment anyone meant. `test/unit/date-conversions.test.ts`
  * fails when that conversion is written anywhere else.
  */
 
