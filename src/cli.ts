@@ -27,6 +27,7 @@ import { openDatabase } from './db/database.ts';
 import { type PrunedCluster, pruneEmbeddedClusters } from './db/embedded.ts';
 import { createSignInToken, createUser, deactivateUser, listUsers, resetPassword, userView } from './admin/users.ts';
 import { randomBytes } from 'node:crypto';
+import { dateOfInstantInSantiago } from './dte/chile-time.ts';
 import { createPdfRenderer } from './dte/pdf/renderer.ts';
 import { createSigner } from './dte/signing/pool.ts';
 import { AppError } from './errors.ts';
@@ -311,10 +312,14 @@ async function run(ctx: AppContext, command: string, flags: Flags, io: CliIo): P
       const file = need(flags, 'file');
       const p12 = readInput(file);
       const password = await certificatePassword(flags, file, io);
-      const v = certificateView(await importCertificate(ctx, { rut, p12, password }));
+      const cert = await importCertificate(ctx, { rut, p12, password });
+      const v = certificateView(cert);
+      // Validity is two instants; a person reads them as days in Santiago.
+      const from = dateOfInstantInSantiago(cert.notBefore);
+      const until = dateOfInstantInSantiago(cert.notAfter);
       return {
         json: v,
-        human: `Imported certificate of ${v.subject} (holder ${v.holder_rut}), valid ${v.not_before.slice(0, 10)} → ${v.not_after.slice(0, 10)}`,
+        human: `Imported certificate of ${v.subject} (holder ${v.holder_rut}), valid ${from} → ${until} (Santiago)`,
       };
     }
     case 'caf import': {

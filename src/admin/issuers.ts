@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { isUniqueViolation } from '../db/database.ts';
+import { fromDbDate, toDbDate } from '../dte/calendar-date.ts';
 import { DTE_TYPES } from '../dte/model.ts';
 import { normalizeRut } from '../dte/rut.ts';
 import { AppError, validationError } from '../errors.ts';
@@ -47,7 +48,8 @@ const issuerFieldsSchema = z.object({
   siiOffice: text(40).nullable(),
 });
 
-type IssuerFields = z.infer<typeof issuerFieldsSchema>;
+/** The fields as callers send them (dates as text), parsed by `issuerFieldsSchema`. */
+export type IssuerFields = z.input<typeof issuerFieldsSchema>;
 
 const createSchema = issuerFieldsSchema
   .partial({
@@ -88,7 +90,7 @@ export async function createIssuer(ctx: AppContext, input: CreateIssuerInput): P
           city: v.city ?? null,
           siiAmbiente: v.ambiente ?? 0,
           vatRate: v.vatRate ?? 19,
-          resolutionDate: v.resolutionDate ? new Date(`${v.resolutionDate}T00:00:00Z`) : null,
+          resolutionDate: toDbDate(v.resolutionDate ?? null),
           resolutionNumber: v.resolutionNumber ?? null,
           siiOffice: v.siiOffice ?? null,
         },
@@ -140,9 +142,7 @@ export async function updateIssuer(ctx: AppContext, rutText: string, input: Upda
         ...(v.city !== undefined && { city: v.city }),
         ...(v.ambiente !== undefined && { siiAmbiente: v.ambiente }),
         ...(v.vatRate !== undefined && { vatRate: v.vatRate }),
-        ...(v.resolutionDate !== undefined && {
-          resolutionDate: v.resolutionDate ? new Date(`${v.resolutionDate}T00:00:00Z`) : null,
-        }),
+        ...(v.resolutionDate !== undefined && { resolutionDate: toDbDate(v.resolutionDate) }),
         ...(v.resolutionNumber !== undefined && { resolutionNumber: v.resolutionNumber }),
         ...(v.siiOffice !== undefined && { siiOffice: v.siiOffice }),
         ...(folioAlerts && { folioAlerts: mergeFolioAlerts(issuer.folioAlerts, folioAlerts) }),
@@ -190,7 +190,7 @@ export function issuerView(i: Issuer) {
     ambiente: i.siiAmbiente,
     env: i.siiAmbiente === 0 ? 'sandbox' : 'live',
     vat_rate: i.vatRate,
-    resolution_date: i.resolutionDate ? i.resolutionDate.toISOString().slice(0, 10) : null,
+    resolution_date: fromDbDate(i.resolutionDate),
     resolution_number: i.resolutionNumber,
     sii_office: i.siiOffice,
     active: i.active,

@@ -3,7 +3,7 @@ import { isRealDate } from '../dte/calendar-date.ts';
 import { AppError, formatPath } from '../errors.ts';
 
 /** A real calendar date written YYYY-MM-DD (2023-02-30 is refused). */
-export const isoDate = z.string().refine((s) => isRealDate(s), 'must be a real date written YYYY-MM-DD');
+export const isoDate = z.string().refine(isRealDate, 'must be a real date written YYYY-MM-DD');
 
 export { isRealDate };
 

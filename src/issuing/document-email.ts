@@ -11,6 +11,7 @@
  */
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { AppContext } from '../context.ts';
+import { fromDbDate } from '../dte/calendar-date.ts';
 import { santiagoTimestamp } from '../dte/chile-time.ts';
 import { buildEnvelope, envelopeKindOf } from '../dte/envelope.ts';
 import { DTE_NAMES, type DteType } from '../dte/model.ts';
@@ -138,7 +139,7 @@ async function composeEmail(ctx: AppContext, issuer: Issuer, document: Document,
   const subject = `${sandbox ? '[SANDBOX] ' : ''}${name} N° ${document.folio} de ${issuer.name}`;
   const text =
     `${issuer.name} (RUT ${issuer.rut}) le ha emitido ${name.toLowerCase()} N° ${document.folio}, ` +
-    `de fecha ${document.date.toISOString().slice(0, 10)}, por un total de $ ${total}.\n\n` +
+    `de fecha ${fromDbDate(document.date)}, por un total de $ ${total}.\n\n` +
     'Se adjuntan el documento en PDF y su XML firmado (sobre de intercambio EnvioDTE).\n' +
     (sandbox ? '\nDocumento de prueba (SANDBOX): sin validez tributaria.\n' : '');
   const base = `${issuer.rut}_T${document.type}_F${document.folio}`;

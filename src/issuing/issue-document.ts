@@ -24,7 +24,8 @@ import type { SigningCertificate } from '../dte/certificate.ts';
 import { computeDocument } from '../dte/totals.ts';
 import { AppError } from '../errors.ts';
 import type { Document, Environment, Issuer } from '../generated/prisma/client.ts';
-import { santiagoDate, santiagoTimestamp } from '../dte/chile-time.ts';
+import { type CalendarDate, compareDates, fromDbDate } from '../dte/calendar-date.ts';
+import { dateOfInstantInSantiago, santiagoTimestamp } from '../dte/chile-time.ts';
 import { issueEmailState } from './email-queue.ts';
 import { checkFolioStock, folioThreshold } from './folio-alerts.ts';
 import { documentInsert } from './document-insert.ts';
@@ -49,8 +50,8 @@ export function issuerInfo(issuer: Issuer): IssuerInfo {
     // Sandbox issuers need no SII resolution; the printed stamp then says "Res. 0" and dates it
     // the day the issuer was created, in Santiago (a date-only column is stored at UTC midnight).
     resolutionDate: issuer.resolutionDate
-      ? issuer.resolutionDate.toISOString().slice(0, 10)
-      : santiagoDate(issuer.createdAt),
+      ? fromDbDate(issuer.resolutionDate)
+      : dateOfInstantInSantiago(issuer.createdAt),
     resolutionNumber: issuer.resolutionNumber ?? 0,
     ...(issuer.siiOffice && { siiOffice: issuer.siiOffice }),
   };
@@ -76,7 +77,7 @@ export async function issueDocument(
 ): Promise<IssueResult> {
   const env = environmentOf(issuer);
   const now = ctx.clock();
-  const date = req.date ?? santiagoDate(now);
+  const date = req.date ?? dateOfInstantInSantiago(now);
   const info = issuerInfo(issuer);
 
   // Totals and every request rule before anything is reserved (folio 0 is a placeholder).
@@ -102,12 +103,12 @@ export async function issueDocument(
   const timestamp = santiagoTimestamp(now);
   // SII format rule 9: a CAF's expiry is judged against the real date, not the (possibly earlier) FchEmis
   // the caller sends, so a backdated document never consumes an expired CAF (CAF-3-517).
-  const today = santiagoDate(now);
+  const today = dateOfInstantInSantiago(now);
   const reservationInput = {
     issuerId: issuer.id,
     environment: env,
     type: draft.type,
-    today: date.localeCompare(today) > 0 ? date : today,
+    today: compareDates(date, today) > 0 ? date : today,
   };
   for (let attempt = 1; ; attempt++) {
     const reservation = await reserveFolio(ctx, reservationInput);
@@ -152,7 +153,7 @@ export async function issueDocument(
 interface PersistInput {
   issuer: Issuer;
   env: Environment;
-  date: string;
+  date: CalendarDate;
   req: IssueRequest;
   doc: DteDocument;
   reservation: FolioReservation;
@@ -315,7 +316,7 @@ export function issueResponse(ctx: AppContext, issuer: Issuer, r: IssueResult) {
     ...(r.warning && { warning: r.warning }),
     type: d.type,
     folio: d.folio,
-    date: d.date.toISOString().slice(0, 10),
+    date: fromDbDate(d.date),
     estado_sii: d.estadoSii,
     totals: totalsView(d),
     ...fileUrls(ctx.config, issuer.rut, d),

@@ -5,7 +5,7 @@
  * printed document marked "BORRADOR — SIN FOLIO" without a stamp.
  */
 import type { AppContext } from '../context.ts';
-import { santiagoDate } from '../dte/chile-time.ts';
+import { todayInSantiago } from '../dte/chile-time.ts';
 import type { IssueRequest } from '../dte/issue-request.ts';
 import type { DteDocument } from '../dte/model.ts';
 import { renderPdf } from '../dte/pdf/index.ts';
@@ -24,7 +24,7 @@ export interface Preview {
 
 export async function previewDocument(ctx: AppContext, issuer: Issuer, req: IssueRequest): Promise<Preview> {
   const env = environmentOf(issuer);
-  const date = req.date ?? santiagoDate(ctx.clock());
+  const date = req.date ?? todayInSantiago(ctx.clock);
   const doc = computeDocument(req, { issuer: issuerInfo(issuer), folio: 0, date });
   await checkReferences(ctx, issuer, env, doc);
   const warnings: string[] = [];

@@ -17,6 +17,7 @@
  * to commit, sees it, and is refused exactly as if it had come later.
  */
 import type { AppContext } from '../context.ts';
+import { fromDbDate } from '../dte/calendar-date.ts';
 import { DTE_TYPES, type DteDocument, type DteType, type ReceiverInfo } from '../dte/model.ts';
 import { AppError, validationError } from '../errors.ts';
 import { type Document, type Environment, type Issuer, Prisma } from '../generated/prisma/client.ts';
@@ -82,7 +83,7 @@ export async function checkReferences(
       );
     }
     // FchRef is the referenced document's FchEmis.
-    const targetDate = target.date.toISOString().slice(0, 10);
+    const targetDate = fromDbDate(target.date);
     if (ref.date !== targetDate) {
       throw validationError(`refs[${i}].date`, `must be the date of ${name} (${targetDate})`);
     }

@@ -20,6 +20,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
+import { fromDbDate } from '../dte/calendar-date.ts';
 import type { SigningCertificate } from '../dte/certificate.ts';
 import { type EnvelopeKind, buildEnvelope, envelopeKindOf } from '../dte/envelope.ts';
 import type { Document, Issuer, Prisma, Submission } from '../generated/prisma/client.ts';
@@ -61,7 +62,7 @@ export function caratulaOf(issuer: Issuer, senderRut: string, timestamp: string)
   return {
     issuerRut: issuer.rut,
     senderRut,
-    resolutionDate: issuer.resolutionDate?.toISOString().slice(0, 10) ?? '',
+    resolutionDate: fromDbDate(issuer.resolutionDate) ?? '',
     resolutionNumber: issuer.resolutionNumber ?? 0,
     timestamp,
   };

@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { may } from '../../admin/users.ts';
 import { isRealDate } from '../../admin/validation.ts';
 import type { AppContext } from '../../context.ts';
+import { fromDbDate } from '../../dte/calendar-date.ts';
 import { DTE_TYPES, type DteType } from '../../dte/model.ts';
 import { AppError, ERROR_CATALOG, type ErrorCode } from '../../errors.ts';
 import type { Environment } from '../../admin/environment.ts';
@@ -213,7 +214,7 @@ ${flash.error && flash.error in ERROR_CATALOG && !(emailError && canEmail) ? not
 <div class="columns">
 <section aria-labelledby="h-datos"><h2 id="h-datos">Datos</h2>
 <dl class="details">
-  <dt>Fecha de emisión</dt><dd>${date(d.date)}</dd>
+  <dt>Fecha de emisión</dt><dd>${date(fromDbDate(d.date))}</dd>
   <dt>Receptor</dt><dd>${d.receiverName}<br>${rut(d.receiverRut)}</dd>
   <dt>Ambiente</dt><dd>${live ? 'Producción' : 'Sandbox (no se envía al SII)'}</dd>
   ${live ? html`<dt>Track ID</dt><dd>${d.trackId || '—'}</dd>` : ''}
