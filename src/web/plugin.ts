@@ -4,7 +4,8 @@
  *
  * - bodies: urlencoded forms and multipart uploads (≤ 1 MiB file), JSON for the issue form's
  *   live totals; all turned into a `Form` (src/web/form.ts);
- * - the session (cookie `timbre_session`, HttpOnly, SameSite=Lax, Path=/dashboard, Secure when
+ * - cookies read and written by @fastify/cookie (a malformed cookie is ignored, never a 500);
+ *   the session (cookie `timbre_session`, HttpOnly, SameSite=Lax, Path=/dashboard, Secure when
  *   PUBLIC_BASE_URL is https) resolved before every handler; pages other than sign-in redirect
  *   to it without one;
  * - CSRF: every POST carries the session's token (`_csrf` field or `X-CSRF-Token` header);
@@ -19,6 +20,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { resolveSession, type SignedIn } from '../admin/users.ts';
@@ -58,12 +60,14 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * The request's cookies, as parsed by @fastify/cookie: a value that is not valid percent-encoding
+ * (`a=%E0%A4%A`, `promo=100%` set by another application on the same host) is kept as given,
+ * never an error, so a stray cookie cannot make the dashboard answer 500.
+ */
 export function cookies(request: FastifyRequest): Map<string, string> {
   const out = new Map<string, string>();
-  for (const part of (request.headers.cookie ?? '').split(';')) {
-    const i = part.indexOf('=');
-    if (i > 0) out.set(part.slice(0, i).trim(), decodeURIComponent(part.slice(i + 1).trim()));
-  }
+  for (const [name, value] of Object.entries(request.cookies ?? {})) if (value !== undefined) out.set(name, value);
   return out;
 }
 
@@ -74,11 +78,13 @@ export function setCookie(
   value: string,
   opts: { maxAgeSeconds?: number } = {},
 ): void {
-  const secure = ctx.config.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
-  const age = opts.maxAgeSeconds === undefined ? '' : `; Max-Age=${opts.maxAgeSeconds}`;
-  const cookie = `${name}=${encodeURIComponent(value)}; Path=/dashboard; HttpOnly; SameSite=Lax${secure}${age}`;
-  const prev = reply.getHeader('set-cookie');
-  reply.header('set-cookie', [...(Array.isArray(prev) ? prev : prev ? [String(prev)] : []), cookie]);
+  reply.setCookie(name, value, {
+    path: '/dashboard',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: ctx.config.publicBaseUrl.startsWith('https:'),
+    ...(opts.maxAgeSeconds === undefined ? {} : { maxAge: opts.maxAgeSeconds }),
+  });
 }
 
 function sameSecret(a: string, b: string): boolean {
@@ -146,6 +152,7 @@ function toForm(body: unknown): Form {
 export async function registerDashboardBasics(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.decorateRequest('web', null);
   app.decorateRequest('form', null as unknown as Form);
+  await app.register(cookie);
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
     done(null, body),
   );
