@@ -11,8 +11,9 @@
  * - CSRF: every POST carries the session's token (`_csrf` field or `X-CSRF-Token` header);
  *   the two public forms (sign-in, sign-in link) carry a double-submit token from the
  *   `timbre_csrf` cookie;
- * - headers: a Content-Security-Policy allowing only same-origin scripts and styles (no
- *   inline script or style anywhere), no caching of pages, no referrer leaving the origin;
+ * - headers: src/http/security-headers.ts with the dashboard's policy (only same-origin
+ *   scripts and styles, no inline script or style anywhere), no caching of pages, no referrer
+ *   leaving the origin;
  * - errors rendered as Spanish HTML pages, and one 404 page for anything not found or not the
  *   user's (another account's issuer answers exactly like a RUT that does not exist).
  */
@@ -27,6 +28,7 @@ import { resolveSession, type SignedIn } from '../admin/users.ts';
 import type { AppContext } from '../context.ts';
 import { normalizeRut } from '../dte/rut.ts';
 import { AppError } from '../errors.ts';
+import { DASHBOARD_CONTENT_SECURITY_POLICY, registerSecurityHeaders } from '../http/security-headers.ts';
 import type { Issuer } from '../generated/prisma/client.ts';
 import { Form } from './form.ts';
 import { html } from './html.ts';
@@ -36,18 +38,6 @@ import { errorMessage } from './messages.ts';
 export const SESSION_COOKIE = 'timbre_session';
 export const PRE_CSRF_COOKIE = 'timbre_csrf';
 export const MAX_UPLOAD = 1024 * 1024;
-
-export const CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "frame-src 'self'",
-  "frame-ancestors 'self'",
-  "base-uri 'none'",
-].join('; ');
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -162,13 +152,12 @@ export async function registerDashboardBasics(app: FastifyInstance, ctx: AppCont
     throwFileSizeLimit: true,
   });
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('Cache-Control', 'no-store');
-    reply.header('Referrer-Policy', 'same-origin');
-    reply.header('X-Content-Type-Options', 'nosniff');
-    reply.header('X-Frame-Options', 'SAMEORIGIN');
+  await registerSecurityHeaders(app, {
+    contentSecurityPolicy: DASHBOARD_CONTENT_SECURITY_POLICY,
     // Files (the inline PDF) are not HTML: the browser's PDF viewer runs under its own rules.
-    if (!/\/(pdf|xml|borrador)(\?|$)/.test(request.url)) reply.header('Content-Security-Policy', CSP);
+    keepPolicyOf: (request) => /\/(pdf|xml|borrador)(\?|$)/.test(request.url),
+    referrerPolicy: 'same-origin',
+    noStore: true,
   });
 
   app.addHook('preHandler', async (request, reply) => {

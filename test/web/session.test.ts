@@ -141,6 +141,53 @@ describe('dashboard session', () => {
     }
   });
 
+  it("has the API's security headers with its own policy (src/http/security-headers.ts): sign-in, a signed-in page, a file", async () => {
+    const issuer = await createTestIssuer(t.ctx);
+    await createUser(t.ctx, { rut: issuer.rut, email: 'cabeceras@empresa.cl', role: 'owner', password: PASSWORD });
+    const { page, csrf, cookie } = await signInForm();
+    const signIn = await t.app.inject({
+      method: 'POST',
+      url: '/dashboard/entrar',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ _csrf: csrf, email: 'cabeceras@empresa.cl', password: PASSWORD }).toString(),
+    });
+    const session = (cookieOf(signIn.headers['set-cookie'], 'timbre_session') ?? '').split(';')[0] ?? '';
+    const docs = await t.app.inject({
+      method: 'GET',
+      url: `/dashboard/${issuer.rut}/documentos`,
+      headers: { cookie: session },
+    });
+    const css = await t.app.inject({ method: 'GET', url: '/dashboard/static/style.css' });
+    const policy = (value: unknown) =>
+      String(value)
+        .split(';')
+        .map((d) => d.trim())
+        .filter(Boolean)
+        .sort();
+    for (const res of [page, signIn, docs, css]) {
+      expect(res.statusCode).toBeLessThan(400);
+      expect(policy(res.headers['content-security-policy'])).toEqual(
+        [
+          "default-src 'none'",
+          "script-src 'self'",
+          "style-src 'self'",
+          "img-src 'self' data:",
+          "connect-src 'self'",
+          "form-action 'self'",
+          "frame-src 'self'",
+          "frame-ancestors 'self'",
+          "base-uri 'none'",
+        ].sort(),
+      );
+      expect(res.headers['referrer-policy']).toBe('same-origin');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
+      expect(res.headers['strict-transport-security']).toBeDefined();
+      expect(res.headers['cross-origin-resource-policy']).toBe('same-origin');
+    }
+    for (const res of [page, signIn, docs]) expect(res.headers['cache-control']).toBe('no-store');
+  });
+
   it('lists the preview endpoint in the OpenAPI description', async () => {
     const spec = await t.app.inject({ method: 'GET', url: '/openapi.json' });
     expect(spec.json().paths['/api/{rut}/preview']?.post?.operationId).toBe('previewDocument');
