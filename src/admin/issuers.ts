@@ -9,10 +9,10 @@ import type { AppContext } from '../context.ts';
 import { isUniqueViolation } from '../db/database.ts';
 import { DTE_TYPES } from '../dte/model.ts';
 import { normalizeRut } from '../dte/rut.ts';
-import { AppError, validationError } from '../errors.ts';
+import { AppError, validationError, zodError } from '../errors.ts';
 import type { Issuer } from '../generated/prisma/client.ts';
 import { changing } from './changes.ts';
-import { isoDate, zodToAppError } from './validation.ts';
+import { isoDate } from './validation.ts';
 
 const rut = z.string().transform((v, ctx) => {
   const r = normalizeRut(v);
@@ -61,7 +61,7 @@ export type CreateIssuerInput = z.input<typeof createSchema>;
 
 export async function createIssuer(ctx: AppContext, input: CreateIssuerInput): Promise<Issuer> {
   const parsed = createSchema.safeParse(input);
-  if (!parsed.success) throw zodToAppError(parsed.error);
+  if (!parsed.success) throw zodError(parsed.error.issues);
   const v = parsed.data;
   const { prisma } = ctx.db;
   try {
@@ -109,11 +109,11 @@ function mergeFolioAlerts(current: unknown, changes: Record<string, number | nul
   const merged = { ...(current as Record<string, number>) };
   for (const [type, n] of Object.entries(changes)) {
     if (!(DTE_TYPES as readonly number[]).includes(Number(type)) || !/^\d+$/.test(type)) {
-      throw validationError('folio-alert', `${type} is not a document type (${DTE_TYPES.join(', ')})`);
+      throw validationError('folio-alert', 'folio_alert.type', { type, types: DTE_TYPES.join(', ') });
     }
     if (n === null) delete merged[type];
     else if (!Number.isInteger(n) || n < 0 || n > 1_000_000) {
-      throw validationError('folio-alert', `the threshold of type ${type} must be a whole number from 0 to 1000000`);
+      throw validationError('folio-alert', 'folio_alert.threshold', { type });
     } else merged[type] = n;
   }
   return merged;
@@ -123,7 +123,7 @@ export async function updateIssuer(ctx: AppContext, rutText: string, input: Upda
   const issuer = await findIssuerOrThrow(ctx, rutText, { includeInactive: true });
   const { folioAlerts, ...fields } = input;
   const parsed = issuerFieldsSchema.partial().safeParse(fields);
-  if (!parsed.success) throw zodToAppError(parsed.error);
+  if (!parsed.success) throw zodError(parsed.error.issues);
   const v = parsed.data;
   return changing(ctx, { kind: 'issuer', issuerId: issuer.id }, (tx) =>
     tx.issuer.update({

@@ -15,7 +15,7 @@ import { may, type SignedIn } from '../../admin/users.ts';
 import type { AppContext } from '../../context.ts';
 import { type IssueRequest, issueRequestSchema } from '../../dte/issue-request.ts';
 import { DTE_TYPES } from '../../dte/model.ts';
-import { AppError, formatPath } from '../../errors.ts';
+import { AppError, zodError } from '../../errors.ts';
 import type { Issuer } from '../../generated/prisma/client.ts';
 import {
   claimIdempotencyKey,
@@ -197,8 +197,7 @@ function errorsOf(err: AppError, p: Parsed): Errors {
 function validate(p: Parsed): { ok: true; req: IssueRequest } | { ok: false; error: AppError } {
   const r = issueRequestSchema.safeParse(p.body);
   if (r.success) return { ok: true, req: r.data };
-  const details = r.error.issues.map((i) => ({ path: formatPath(i.path) || 'type', message: i.message }));
-  return { ok: false, error: new AppError('VALIDATION_FAILED', undefined, { details }) };
+  return { ok: false, error: zodError(r.error.issues, 'type') };
 }
 
 interface View {
