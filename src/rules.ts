@@ -18,6 +18,9 @@ function rule(english: (p?: RuleParams) => string) {
   return english;
 }
 
+/** The referenced document of a note: its type (TpoDocRef) and folio (FolioRef). */
+type RefDoc = { type: string; folio: string };
+
 export const RULES = {
   // Generic rules of the route schemas (zod's own checks).
   'value.required': rule(() => 'is required'),
@@ -93,22 +96,21 @@ export const RULES = {
   'refs.not_found': rule<{ env: string; type: string; folio: string }>(
     (p) => `no ${p.env} document of type ${p.type} with folio ${p.folio}`,
   ),
-  'refs.receiver_mismatch': rule<{ document: string; rut: string }>(
-    (p) => `must be the receiver of the referenced document ${p.document} (${p.rut})`,
+  'refs.receiver_mismatch': rule<RefDoc & { rut: string }>(
+    (p) => `must be the receiver of the referenced document ${p.type}/${p.folio} (${p.rut})`,
   ),
-  'refs.date_mismatch': rule<{ document: string; date: string }>(
-    (p) => `must be the date of ${p.document} (${p.date})`,
-  ),
-  'refs.already_voided': rule<{ document: string }>((p) => `the referenced document ${p.document} is already voided`),
-  'refs.voiding_note_exists': rule<{ document: string; note: string; estado: string }>(
-    (p) => `the referenced document ${p.document} is already voided by note ${p.note} (${p.estado})`,
-  ),
-  'refs.totals_mismatch': rule<{ document: string; total: number; net: number; exempt: number; vat: number }>(
+  'refs.date_mismatch': rule<RefDoc & { date: string }>((p) => `must be the date of ${p.type}/${p.folio} (${p.date})`),
+  'refs.already_voided': rule<RefDoc>((p) => `the referenced document ${p.type}/${p.folio} is already voided`),
+  'refs.voiding_note_exists': rule<RefDoc & { note_type: number; note_folio: number; estado: string }>(
     (p) =>
-      `totals must equal those of ${p.document} (total ${p.total}: net ${p.net}, exempt ${p.exempt}, VAT ${p.vat})`,
+      `the referenced document ${p.type}/${p.folio} is already voided by note ${p.note_type}/${p.note_folio} (${p.estado})`,
   ),
-  'refs.credit_exceeds_remaining': rule<{ document: string; remaining: number }>(
-    (p) => `the note credits more than the ${p.remaining} that remain of ${p.document}`,
+  'refs.totals_mismatch': rule<RefDoc & { total: number; net: number; exempt: number; vat: number }>(
+    (p) =>
+      `totals must equal those of ${p.type}/${p.folio} (total ${p.total}: net ${p.net}, exempt ${p.exempt}, VAT ${p.vat})`,
+  ),
+  'refs.credit_exceeds_remaining': rule<RefDoc & { remaining: number }>(
+    (p) => `the note credits more than the ${p.remaining} that remain of ${p.type}/${p.folio}`,
   ),
   'dispatch.required': rule(() => 'is required for a guía de despacho: { transfer_type: 1..9 }'),
   'dispatch.only_type_52': rule(() => 'applies only to type 52'),
@@ -161,6 +163,11 @@ export const RULES = {
       : `${p.host} resolves to a non-public address (${p.address})`,
   ),
   'url.unresolved': rule<{ host: string }>((p) => `${p.host} does not resolve`),
+  // Warnings of a preview: the request is valid, but issuing it would be refused or changed.
+  'live.no_resolution': rule(() => 'The issuer has no SII resolution configured: issuing in live would be refused.'),
+  'live.no_folios': rule<{ type: number }>(
+    (p) => `There are no live folios for type ${p.type}: request or import a CAF before issuing.`,
+  ),
 } as const;
 
 export type RuleId = keyof typeof RULES;

@@ -73,17 +73,18 @@ export async function checkReferences(
     if (!note || ref.code === undefined) continue;
     out.target = target;
     const name = `${ref.type}/${ref.folio}`;
+    const referenced = { type: ref.type, folio: ref.folio };
     // A note modifies a document of the same receiver (the SII cross-checks the RUTRecep of both).
     if (target.receiverRut !== doc.receiver.rut) {
-      throw validationError('receiver.rut', 'refs.receiver_mismatch', { document: name, rut: target.receiverRut });
+      throw validationError('receiver.rut', 'refs.receiver_mismatch', { ...referenced, rut: target.receiverRut });
     }
     // FchRef is the referenced document's FchEmis.
     const targetDate = target.date.toISOString().slice(0, 10);
     if (ref.date !== targetDate) {
-      throw validationError(`refs[${i}].date`, 'refs.date_mismatch', { document: name, date: targetDate });
+      throw validationError(`refs[${i}].date`, 'refs.date_mismatch', { ...referenced, date: targetDate });
     }
     if (target.estadoSii === 'anulado') {
-      throw validationError(`refs[${i}].folio`, 'refs.already_voided', { document: name });
+      throw validationError(`refs[${i}].folio`, 'refs.already_voided', referenced);
     }
     const t = doc.totals;
     const credits = doc.type === 61 && (ref.code === 1 || ref.code === 3);
@@ -103,7 +104,7 @@ export async function checkReferences(
           {
             details: [
               ruleDetail('items', 'refs.totals_mismatch', {
-                document: name,
+                ...referenced,
                 total: Number(target.total),
                 net: Number(target.net),
                 exempt: Number(target.exempt),
@@ -118,8 +119,9 @@ export async function checkReferences(
       const voiding = others.find((n) => n.code === 1);
       if (voiding) {
         throw validationError(`refs[${i}].folio`, 'refs.voiding_note_exists', {
-          document: name,
-          note: `${voiding.type}/${voiding.folio}`,
+          ...referenced,
+          note_type: voiding.type,
+          note_folio: voiding.folio,
           estado: voiding.estadoSii,
         });
       }
@@ -139,7 +141,7 @@ export async function checkReferences(
           'TOTALS_MISMATCH',
           `A credit note may credit at most what remains of ${name}: total ${target.total}, already credited ${credited}, remaining ${remaining}; this note credits ${t.total}.${hint}`,
           {
-            details: [ruleDetail('items', 'refs.credit_exceeds_remaining', { document: name, remaining })],
+            details: [ruleDetail('items', 'refs.credit_exceeds_remaining', { ...referenced, remaining })],
           },
         );
       }

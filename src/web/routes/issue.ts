@@ -29,7 +29,7 @@ import { money, TYPE_NAMES } from '../format.ts';
 import { type Form, parseNumber } from '../form.ts';
 import { attr, type Html, html } from '../html.ts';
 import { csrfField, describedBy, fieldError, notice, page } from '../layout.ts';
-import { errorMessage, fieldMessage } from '../messages.ts';
+import { errorMessage, fieldMessage, ruleText } from '../messages.ts';
 import { issuerOf, sendHtml, signedIn } from '../plugin.ts';
 
 const DEFAULT_ROWS = 4;
@@ -186,7 +186,7 @@ function errorsOf(err: AppError, p: Parsed): Errors {
   if (err.details?.length) {
     for (const d of err.details) {
       const id = fieldId(d.path, p);
-      if (!errors.has(id)) errors.set(id, fieldMessage(d.message));
+      if (!errors.has(id)) errors.set(id, fieldMessage(d));
     }
   } else {
     errors.set('general', errorMessage(err));
@@ -250,7 +250,7 @@ function totalsBox(preview: Preview | undefined): Html {
 ${row('Neto', 'net', t?.net)}${row('Exento', 'exempt', t?.exempt)}${row('IVA', 'vat', t?.vat)}
 <dt class="strong">Total</dt><dd class="num strong" data-total="total">${t ? money(t.total) : '—'}</dd>
 </dl>
-<p class="muted" data-total-status>${preview ? (preview.warnings.length ? preview.warnings.join(' ') : 'Calculado con el IVA del emisor.') : 'Se calculan al cambiar las líneas.'}</p>
+<p class="muted" data-total-status>${preview ? (preview.warnings.length ? preview.warnings.map((w) => ruleText(w.rule, w.params)).join(' ') : 'Calculado con el IVA del emisor.') : 'Se calculan al cambiar las líneas.'}</p>
 </aside>`;
 }
 
@@ -495,7 +495,7 @@ export function issueRoutes(ctx: AppContext): FastifyPluginAsync {
         return {
           ok: true,
           totals: { net: money(t.net), exempt: money(t.exempt), vat: money(t.vat), total: money(t.total) },
-          warnings: p.warnings,
+          warnings: p.warnings.map((w) => ruleText(w.rule, w.params)),
         };
       } catch (err) {
         if (err instanceof AppError && err.status < 500) return fail(err);
