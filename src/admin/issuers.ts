@@ -12,31 +12,43 @@ import { normalizeRut } from '../dte/rut.ts';
 import { AppError, validationError, zodError } from '../errors.ts';
 import type { Issuer } from '../generated/prisma/client.ts';
 import { changing } from './changes.ts';
+import { ruleIssue } from '../rules.ts';
 import { isoDate } from './validation.ts';
 
 const rut = z.string().transform((v, ctx) => {
   const r = normalizeRut(v);
   if (!r) {
-    ctx.addIssue({ code: 'custom', message: 'is not a valid RUT (format 12345678-9, check digit módulo 11)' });
+    ctx.addIssue({
+      code: 'custom',
+      ...ruleIssue('rut.invalid'),
+      message: 'is not a valid RUT (format 12345678-9, check digit módulo 11)',
+    });
     return z.NEVER;
   }
   return r;
 });
 
 const text = (max: number) =>
-  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+  z
+    .string()
+    .trim()
+    .refine((s) => s.length > 0, ruleIssue('text.empty'))
+    .refine((s) => s.length <= max, ruleIssue('string.too_long', { max }));
 
 export const issuerFieldsSchema = z.object({
   name: text(100),
   giro: text(80),
   acteco: z
-    .array(z.string().regex(/^\d{6}$/, 'must be a 6-digit SII economic activity code'))
+    .array(z.string().refine((s) => /^\d{6}$/.test(s), ruleIssue('issuer.activity_code')))
     .min(1, 'needs at least one code')
     .max(4, 'accepts at most 4 codes'),
   address: text(70),
   comuna: text(20),
   city: text(20).nullable().optional(),
-  ambiente: z.number().int().min(0, 'must be 0 (sandbox) or 1 (live)').max(1, 'must be 0 (sandbox) or 1 (live)'),
+  ambiente: z
+    .number()
+    .int()
+    .refine((n) => [0, 1].includes(n), ruleIssue('issuer.ambiente')),
   vatRate: z.number().int('must be a whole percentage').min(0).max(100),
   resolutionDate: isoDate.nullable(),
   resolutionNumber: z.number().int().min(0).max(999_999).nullable(),
