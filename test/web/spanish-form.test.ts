@@ -4,12 +4,10 @@
  * The field texts come from each detail's rule id (src/web/messages.ts), not from the English.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser } from '../../src/admin/users.ts';
-import type { Issuer } from '../../src/generated/prisma/client.ts';
 import { buildTestApp, createTestIssuer, type TestApp } from '../helpers/app.ts';
+import { dashboardSession } from '../helpers/dashboard.ts';
 
 let t: TestApp;
-const PASSWORD = 'contraseña suficientemente larga';
 /** English that must never reach the page (the leaks of issue 24 and their family). */
 const ENGLISH =
   /must be|must not|is not allowed|is required|There are no|Invalid input|expected|received|characters|\(SII FechaType\)|document of type|Valor no válido \(/i;
@@ -18,38 +16,6 @@ beforeAll(async () => {
   t = await buildTestApp();
 });
 afterAll(async () => t?.close());
-
-function cookieOf(setCookie: string | string[] | undefined, name: string): string {
-  const c = ([] as string[]).concat(setCookie ?? []).find((x) => x.startsWith(`${name}=`)) ?? '';
-  return c.split(';')[0] ?? '';
-}
-
-let users = 0;
-
-/** An owner signed in to the dashboard of `issuer`: its session cookie and its CSRF token. */
-async function session(issuer: Issuer): Promise<{ cookie: string; csrf: string }> {
-  const email = `duena${++users}@spanish.cl`;
-  await createUser(t.ctx, { rut: issuer.rut, email, role: 'owner', password: PASSWORD });
-  const form = await t.app.inject({ method: 'GET', url: '/dashboard/entrar' });
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/dashboard/entrar',
-    headers: {
-      cookie: cookieOf(form.headers['set-cookie'], 'timbre_csrf'),
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    payload: new URLSearchParams({
-      _csrf: /name="_csrf" value="([^"]+)"/.exec(form.body)?.[1] ?? '',
-      email,
-      password: PASSWORD,
-    }).toString(),
-  });
-  expect(res.statusCode).toBe(303);
-  const cookie = cookieOf(res.headers['set-cookie'], 'timbre_session');
-  const page = await t.app.inject({ method: 'GET', url: `/dashboard/${issuer.rut}/emitir`, headers: { cookie } });
-  expect(page.statusCode).toBe(200);
-  return { cookie, csrf: /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1] ?? '' };
-}
 
 const RECEIVER = {
   receiver_rut: '76354771-K',
@@ -116,9 +82,8 @@ const CASES: { name: string; form: Record<string, string>; says: RegExp }[] = [
 describe('the issue form speaks Spanish', () => {
   it.each(CASES)('$name: live totals and preview', async ({ form, says }) => {
     const issuer = await createTestIssuer(t.ctx, { ambiente: 0 });
-    const { cookie, csrf } = await session(issuer);
+    const { csrf, headers } = await dashboardSession(t, issuer);
     const payload = new URLSearchParams({ _csrf: csrf, ...form });
-    const headers = { cookie, 'content-type': 'application/x-www-form-urlencoded', 'x-csrf-token': csrf };
 
     const totals = await t.app.inject({
       method: 'POST',
@@ -148,11 +113,11 @@ describe('the issue form speaks Spanish', () => {
 
   it('warns in Spanish when a live issuer has no folios for the type (live totals)', async () => {
     const issuer = await createTestIssuer(t.ctx, { ambiente: 1 });
-    const { cookie, csrf } = await session(issuer);
+    const { csrf, headers } = await dashboardSession(t, issuer);
     const res = await t.app.inject({
       method: 'POST',
       url: `/dashboard/${issuer.rut}/emitir/totales`,
-      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', 'x-csrf-token': csrf },
+      headers,
       payload: new URLSearchParams({
         _csrf: csrf,
         type: '39',
