@@ -44,7 +44,7 @@ export async function createApiKey(
   input: { rut: string; role: string },
 ): Promise<{ record: ApiKey; key: string; issuer: Issuer }> {
   if (!(ROLES as readonly string[]).includes(input.role)) {
-    throw validationError('role', `must be one of ${ROLES.join(', ')}`);
+    throw validationError('role', 'value.not_allowed', { allowed: ROLES.join(', ') });
   }
   const issuer = await findIssuerOrThrow(ctx, input.rut, { includeInactive: true });
   const key = `${KEY_PREFIX}_${randomBody()}`;

@@ -201,7 +201,7 @@ export async function generateSandboxRange(
   count: number,
 ): Promise<Caf> {
   if (!Number.isInteger(count) || count < 1 || count > MAX_SANDBOX_REQUEST) {
-    throw validationError('cantidad', `must be between 1 and ${MAX_SANDBOX_REQUEST}`);
+    throw validationError('cantidad', 'folios.quantity', { max: MAX_SANDBOX_REQUEST });
   }
   const signerKey = await sandboxCafSigner(ctx);
   return ctx.db.prisma.$transaction(async (tx) => {

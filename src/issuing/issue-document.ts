@@ -23,6 +23,7 @@ import type { DteDocument, IssuerInfo } from '../dte/model.ts';
 import type { SigningCertificate } from '../dte/certificate.ts';
 import { computeDocument } from '../dte/totals.ts';
 import { AppError } from '../errors.ts';
+import { ruleDetail } from '../rules.ts';
 import type { Document, Environment, Issuer } from '../generated/prisma/client.ts';
 import { type CalendarDate, compareDates, fromDbDate } from '../dte/calendar-date.ts';
 import { dateOfInstantInSantiago, santiagoTimestamp } from '../dte/chile-time.ts';
@@ -238,7 +239,7 @@ async function buildSigned(
     throw new AppError(
       'VALIDATION_FAILED',
       `date ${doc.date} is before the authorisation date of the CAF (${material.caf.fa}); the SII would object (TED-1-646).`,
-      { details: [{ path: 'date', message: `must not be before ${material.caf.fa}` }] },
+      { details: [ruleDetail('date', 'date.before_caf', { caf_date: material.caf.fa })] },
     );
   }
   // The bytes about to be stored were re-read by another XML parser (libxml2): XSD, XMLDSig and

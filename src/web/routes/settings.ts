@@ -165,7 +165,7 @@ export function settingsRoutes(_ctx: AppContext): FastifyPluginAsync {
         const errors = new Map<string, string>();
         for (const d of err.details ?? []) {
           const k = PATHS[d.path.split(/[.[]/)[0] ?? ''];
-          if (k && !errors.has(k)) errors.set(k, fieldMessage(d.message));
+          if (k && !errors.has(k)) errors.set(k, fieldMessage(d));
         }
         const body = html`${notice('error', errors.size ? 'Revisa los campos marcados.' : errorMessage(err))}${settingsForm(web, issuer, values, errors)}`;
         return render(reply, web, issuer, body, err.status);
