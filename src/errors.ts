@@ -6,7 +6,6 @@
  */
 import {
   type ErrorDetail,
-  formatPath,
   type RuleArgs,
   type RuleId,
   ruleDetail,
@@ -108,7 +107,6 @@ export const ERROR_CATALOG = {
 export type ErrorCode = keyof typeof ERROR_CATALOG;
 
 export type { ErrorDetail };
-export { formatPath };
 
 export class AppError extends Error {
   readonly code: ErrorCode;
@@ -137,7 +135,7 @@ export function validationError<R extends RuleId>(path: string, rule: R, ...args
 }
 
 /** A 400 for every broken field; its message names the first ("items[0].qty: … (and 2 more)"). */
-export function validationFailed(details: ErrorDetail[]): AppError {
+function validationFailed(details: ErrorDetail[]): AppError {
   const first = details[0];
   const summary = first ? `${first.path}: ${first.message}` : undefined;
   const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';

@@ -188,7 +188,7 @@ export interface ErrorDetail {
   params?: RuleParams;
 }
 
-export function ruleMessage<R extends RuleId>(id: R, ...args: RuleArgs<R>): string {
+function ruleMessage<R extends RuleId>(id: R, ...args: RuleArgs<R>): string {
   return (RULES[id] as (p?: RuleParams) => string)(args[0] as RuleParams | undefined);
 }
 
