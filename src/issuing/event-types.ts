@@ -23,6 +23,9 @@ export const EVENT_TYPES = [
   // Not in DESIGN §9's list, which says only that "the account is told by an event" when an
   // endpoint is disabled after 3 days of failures: this is that event.
   'webhook.disabled',
+  // Issue 22: a supplier's DTE passed the receiver's checks; a received envelope or DTE was refused.
+  'received.document',
+  'received.refused',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
