@@ -150,6 +150,33 @@ interface Decoded {
 }
 
 /**
+ * windows-1252's 0x80–0x9F (the WHATWG Encoding table; the five undefined bytes stay as their
+ * C1 code points). Written out because Node 20's TextDecoder decodes the `windows-1252` label
+ * as ISO-8859-1. Every byte is still one character, so offsets in the text are byte offsets.
+ */
+const CP1252_HIGH =
+  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f' +
+  '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+
+/**
+ * The bytes the TED's FRMT signs: ISO-8859-1 (docs/sii-reference.md §3.2); a windows-1252
+ * typographic character read from such a file goes back to its own byte.
+ */
+function tedBytes(dd: string): Buffer {
+  return Buffer.from(
+    dd.replace(/[^\x00-\xff]/g, (c) => {
+      const at = CP1252_HIGH.indexOf(c);
+      return at < 0 ? c : String.fromCharCode(0x80 + at);
+    }),
+    'latin1',
+  );
+}
+
+function decodeWindows1252(bytes: Buffer): string {
+  return bytes.toString('latin1').replace(/[\x80-\x9f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]!);
+}
+
+/**
  * The file as text, by its declaration: ISO-8859-1 byte for byte, windows-1252 by its own
  * table (its 0x80–0x9F are typographic characters, which is what its writer signed), UTF-8;
  * undeclared, UTF-8 when valid, else ISO-8859-1.
@@ -157,7 +184,7 @@ interface Decoded {
 export function decodeReceived(bytes: Buffer): Decoded {
   const declared = declaredEncoding(bytes);
   if (declared && /^(windows-1252|cp1252)$/.test(declared)) {
-    return { text: new TextDecoder('windows-1252').decode(bytes), singleByte: true };
+    return { text: decodeWindows1252(bytes), singleByte: true };
   }
   if (declared && /^(iso-8859-1|iso_8859-1|latin-?1|l1)$/.test(declared)) {
     return { text: bytes.toString('latin1'), singleByte: true };
@@ -168,6 +195,10 @@ export function decodeReceived(bytes: Buffer): Decoded {
     return { text: bytes.toString('latin1'), singleByte: true };
   }
 }
+
+/** A Reference URI in words: `#ID`, or the whole document for URI="". */
+const describeUri = (uri: string | undefined) =>
+  uri === undefined ? '(nada)' : uri === '' ? 'el documento completo (URI="")' : uri;
 
 const pass = (check: CheckName, detail: string): CheckResult => ({ check, ok: true, detail });
 const fail = (check: CheckName, detail: string): CheckResult => ({ check, ok: false, detail });
@@ -215,7 +246,7 @@ function envelopeSignature(
   if (check.referenceUri !== `#${setId}`) {
     return {
       ok: false,
-      detail: `la firma referencia ${check.referenceUri ?? '(nada)'}, no el SetDTE #${setId}`,
+      detail: `la firma referencia ${describeUri(check.referenceUri)}, no el SetDTE #${setId}`,
       digest,
     };
   }
@@ -401,7 +432,7 @@ async function checkDocument(
     return done(
       ESTADO_RECEP_DTE.SIGNATURE,
       'dte_signature',
-      `la firma referencia ${signature.referenceUri ?? '(nada)'}, no el Documento #${dte.documentId}`,
+      `la firma referencia ${describeUri(signature.referenceUri)}, no el Documento #${dte.documentId}`,
     );
   }
   if (!signature.valid) {
@@ -459,7 +490,7 @@ function tedProblem(dte: ReceivedDte, issuerRut: string, keys: TrustedCafKey[]):
   if (!verifyCafSignature(caf, keys)) return `la firma del SII sobre el CAF (FRMA, IDK ${caf.idk}) no verifica`;
   let frmtOk = false;
   try {
-    frmtOk = verify('sha1', Buffer.from(ted.dd, 'latin1'), cafPublicKey(caf), Buffer.from(ted.frmt, 'base64'));
+    frmtOk = verify('sha1', tedBytes(ted.dd), cafPublicKey(caf), Buffer.from(ted.frmt, 'base64'));
   } catch {
     frmtOk = false;
   }
