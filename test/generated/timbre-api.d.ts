@@ -130,7 +130,7 @@ export interface paths {
     get: operations["listReceivedDocuments"];
     /**
      * Receive a supplier's EnvioDTE
-     * @description A supplier's EnvioDTE, or a lone signed DTE, as the raw XML body (`Content-Type: application/xml`, ≤ 10 MiB). Timbre runs the receiver's checks (XSD, the envelope's signature over SetDTE, Carátula RutReceptor, each DTE's signature, RUTEmisor, RUTRecep, duplicates, the TED), records the file byte-exact with every result in the SII's codes (`estado_recep_env`, `estado_recep_dte`), stores the DTEs that passed, and answers the envelope with a RespuestaDTE signed with the issuer's certificate (`respuesta_url`). A refused file is recorded too: the answer is 200 with `accepted: false` and the reason. Files with a DTD or entities are refused unread.
+     * @description A supplier's EnvioDTE, or a lone signed DTE, as the raw XML body (`Content-Type: application/xml`, ≤ 10 MiB) or as the one file part of a `multipart/form-data` form (its file name becomes the answer's NmbEnvio). Timbre runs the receiver's checks (XSD, the envelope's signature over SetDTE, Carátula RutReceptor, each DTE's signature, RUTEmisor, RUTRecep, duplicates, the TED), records the file byte-exact with every result in the SII's codes (`estado_recep_env`, `estado_recep_dte`), stores the DTEs that passed, and answers the envelope with a RespuestaDTE signed with the issuer's certificate (`respuesta_url`). A refused file is recorded too: the answer is 200 with `accepted: false` and the reason. Files with a DTD or entities are refused unread.
      */
     post: operations["receiveEnvelope"];
   };
@@ -4379,7 +4379,7 @@ export interface operations {
   };
   /**
    * Receive a supplier's EnvioDTE
-   * @description A supplier's EnvioDTE, or a lone signed DTE, as the raw XML body (`Content-Type: application/xml`, ≤ 10 MiB). Timbre runs the receiver's checks (XSD, the envelope's signature over SetDTE, Carátula RutReceptor, each DTE's signature, RUTEmisor, RUTRecep, duplicates, the TED), records the file byte-exact with every result in the SII's codes (`estado_recep_env`, `estado_recep_dte`), stores the DTEs that passed, and answers the envelope with a RespuestaDTE signed with the issuer's certificate (`respuesta_url`). A refused file is recorded too: the answer is 200 with `accepted: false` and the reason. Files with a DTD or entities are refused unread.
+   * @description A supplier's EnvioDTE, or a lone signed DTE, as the raw XML body (`Content-Type: application/xml`, ≤ 10 MiB) or as the one file part of a `multipart/form-data` form (its file name becomes the answer's NmbEnvio). Timbre runs the receiver's checks (XSD, the envelope's signature over SetDTE, Carátula RutReceptor, each DTE's signature, RUTEmisor, RUTRecep, duplicates, the TED), records the file byte-exact with every result in the SII's codes (`estado_recep_env`, `estado_recep_dte`), stores the DTEs that passed, and answers the envelope with a RespuestaDTE signed with the issuer's certificate (`respuesta_url`). A refused file is recorded too: the answer is 200 with `accepted: false` and the reason. Files with a DTD or entities are refused unread.
    */
   receiveEnvelope: {
     parameters: {
@@ -4395,11 +4395,12 @@ export interface operations {
         rut: string;
       };
     };
-    /** @description The EnvioDTE or DTE file, as received. */
+    /** @description The EnvioDTE or DTE file, as received (or a form with one file). */
     requestBody: {
       content: {
-        "application/xml": string;
-        "text/xml": string;
+        "application/xml": string | null;
+        "text/xml": string | null;
+        "multipart/form-data": string | null;
       };
     };
     responses: {

@@ -148,6 +148,63 @@ describe('a supplier factura', () => {
   });
 });
 
+describe('a multipart upload', () => {
+  function form(parts: { name: string; filename?: string; body: Buffer }[]) {
+    const boundary = '----timbre-receiving-test';
+    const chunks = parts.flatMap((p) => [
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${p.filename ? `; filename="${p.filename}"` : ''}\r\n` +
+          `Content-Type: ${p.filename ? 'text/plain' : 'text/plain; charset=utf-8'}\r\n\r\n`,
+      ),
+      p.body,
+      Buffer.from('\r\n'),
+    ]);
+    return {
+      payload: Buffer.concat([...chunks, Buffer.from(`--${boundary}--\r\n`)]),
+      contentType: `multipart/form-data; boundary=${boundary}`,
+    };
+  }
+
+  it('takes the file part byte-exact, its name as NmbEnvio', async () => {
+    const { issuer, rut, api } = await tenant();
+    const envelope = supplier.envelope(rut, [supplier.dte(rut, 30)]);
+    const f = form([{ name: 'file', filename: 'ENVIO DTE 30.XML', body: envelope }]);
+    const res = await api.inject({
+      method: 'POST',
+      url: `/api/${rut}/recibidos`,
+      headers: { 'content-type': f.contentType },
+      payload: f.payload,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ accepted: true, file_name: 'ENVIO DTE 30.XML' });
+    const row = await t.db.prisma.receivedEnvelope.findFirstOrThrow({ where: { issuerId: issuer.id } });
+    expect(Buffer.from(row.xml).equals(envelope)).toBe(true);
+  });
+
+  it('a form without a file is a 400; two files are refused, never a 500', async () => {
+    const { rut, api } = await tenant();
+    const none = form([{ name: 'nota', body: Buffer.from('hola') }]);
+    const a = await api.inject({
+      method: 'POST',
+      url: `/api/${rut}/recibidos`,
+      headers: { 'content-type': none.contentType },
+      payload: none.payload,
+    });
+    expect(a.statusCode).toBe(400);
+    const two = form([
+      { name: 'a', filename: 'a.xml', body: Buffer.from('<a/>') },
+      { name: 'b', filename: 'b.xml', body: Buffer.from('<b/>') },
+    ]);
+    const b = await api.inject({
+      method: 'POST',
+      url: `/api/${rut}/recibidos`,
+      headers: { 'content-type': two.contentType },
+      payload: two.payload,
+    });
+    expect(b.statusCode).toBeLessThan(500);
+  });
+});
+
 describe('a tampered factura', () => {
   it('with its amount changed inside a signed envelope: refused with Error de Firma, recorded, nothing stored', async () => {
     const { issuer, rut, api } = await tenant();

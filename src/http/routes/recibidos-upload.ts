@@ -1,12 +1,14 @@
 /**
  * POST /api/{rut}/recibidos — a supplier's EnvioDTE (or a lone signed DTE) uploaded by hand, as
- * the raw XML body (issue 22). The bytes are taken exactly as sent: the body is read as bytes
+ * the raw XML body or as the one file of a `multipart/form-data` form (issue 22). The bytes are taken exactly as sent: the body is read as bytes
  * and carried as a Latin-1 string (one character per byte, lossless) only so that the route's
  * schema can describe it.
  */
+import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
+import { AppError } from '../../errors.ts';
 import { MAX_RECEIVED_BYTES } from '../../receiving/checks.ts';
 import { receiveEnvelope } from '../../receiving/receive.ts';
 import { requireAuth } from '../auth.ts';
@@ -32,6 +34,12 @@ const querystring = z.strictObject(
 
 export function recibidosUploadRoute(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
+    // Only in this route's scope: one file, no other part bigger than a file name.
+    await app.register(multipart, {
+      attachFieldsToBody: false,
+      limits: { fileSize: MAX_RECEIVED_BYTES, files: 1, fields: 5, fieldSize: 1000 },
+      throwFileSizeLimit: true,
+    });
     app.addContentTypeParser(XML_TYPES, { parseAs: 'buffer', bodyLimit: MAX_RECEIVED_BYTES }, (_req, body, done) =>
       done(null, (body as Buffer).toString('latin1')),
     );
@@ -45,7 +53,8 @@ export function recibidosUploadRoute(ctx: AppContext): FastifyPluginAsyncZod {
             operationId: 'receiveEnvelope',
             summary: "Receive a supplier's EnvioDTE",
             description:
-              "A supplier's EnvioDTE, or a lone signed DTE, as the raw XML body (`Content-Type: application/xml`, ≤ 10 MiB). " +
+              "A supplier's EnvioDTE, or a lone signed DTE, as the raw XML body (`Content-Type: application/xml`, ≤ 10 MiB) " +
+              "or as the one file part of a `multipart/form-data` form (its file name becomes the answer's NmbEnvio). " +
               "Timbre runs the receiver's checks (XSD, the envelope's signature over SetDTE, Carátula RutReceptor, each DTE's signature, RUTEmisor, RUTRecep, duplicates, the TED), " +
               "records the file byte-exact with every result in the SII's codes (`estado_recep_env`, `estado_recep_dte`), stores the DTEs that passed, " +
               "and answers the envelope with a RespuestaDTE signed with the issuer's certificate (`respuesta_url`). " +
@@ -84,19 +93,35 @@ export function recibidosUploadRoute(ctx: AppContext): FastifyPluginAsyncZod {
               },
             },
           }),
-          consumes: XML_TYPES,
+          consumes: [...XML_TYPES, 'multipart/form-data'],
           params: rutParams,
           querystring,
-          body: z.string().meta({ format: 'binary', description: 'The EnvioDTE or DTE file, as received.' }),
+          // A multipart form leaves the body null: the file is read from the stream.
+          body: z
+            .string()
+            .nullish()
+            .meta({
+              format: 'binary',
+              description: 'The EnvioDTE or DTE file, as received (or a form with one file).',
+            }),
           response: { 200: receptionSchema, ...commonErrors, 413: commonErrors[400] },
         },
       },
       async (request) => {
         const { issuer } = requireAuth(request);
-        const bytes = Buffer.from(request.body, 'latin1');
+        let bytes: Buffer;
+        let fileName = request.query.nombre;
+        if (request.isMultipart()) {
+          const file = await request.file();
+          if (!file) throw new AppError('VALIDATION_FAILED', 'The form carries no file.');
+          bytes = await file.toBuffer();
+          fileName ??= file.filename;
+        } else {
+          bytes = Buffer.from(request.body ?? '', 'latin1');
+        }
         const result = await receiveEnvelope(ctx, issuer, {
           bytes,
-          ...(request.query.nombre !== undefined && { fileName: request.query.nombre }),
+          ...(fileName !== undefined && { fileName }),
           source: 'upload',
         });
         return { ok: true as const, ...result };
