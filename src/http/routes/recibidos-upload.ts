@@ -97,13 +97,10 @@ export function recibidosUploadRoute(ctx: AppContext): FastifyPluginAsyncZod {
           params: rutParams,
           querystring,
           // A multipart form leaves the body null: the file is read from the stream.
-          body: z
-            .string()
-            .nullish()
-            .meta({
-              format: 'binary',
-              description: 'The EnvioDTE or DTE file, as received (or a form with one file).',
-            }),
+          body: z.string().nullish().meta({
+            format: 'binary',
+            description: 'The EnvioDTE or DTE file, as received (or a form with one file).',
+          }),
           response: { 200: receptionSchema, ...commonErrors, 413: commonErrors[400] },
         },
       },
