@@ -399,6 +399,25 @@ describe('hostile and wrong input', () => {
     expect(await t.db.prisma.receivedEnvelope.count({ where: { issuerId: issuer.id } })).toBe(3);
   });
 
+  it('the same file and the same DTE uploaded at once: one is received, the others refused as repeated', async () => {
+    const { rut, api, issuer } = await tenant();
+    const dte = supplier.dte(rut, 17);
+    const envelope = supplier.envelope(rut, [dte]);
+    const other = supplier.envelope(rut, [dte], { timestamp: '2026-11-21T09:30:00' });
+    const answers = await Promise.all([
+      upload(api, rut, envelope),
+      upload(api, rut, envelope),
+      upload(api, rut, other),
+      upload(api, rut, other),
+    ]);
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200, 200]);
+    const bodies = answers.map((a) => a.json());
+    expect(bodies.filter((b) => b.accepted)).toHaveLength(1);
+    expect(bodies.filter((b) => b.estado_recep_env === 90)).toHaveLength(2);
+    expect(bodies.filter((b) => b.documents[0]?.estado_recep_dte === 4)).toHaveLength(1);
+    expect(await storedCount(issuer.id)).toBe(1);
+  });
+
   it('a body over 10 MiB is a 413, not a 500', async () => {
     const { rut, api } = await tenant();
     const res = await upload(api, rut, Buffer.alloc(10 * 1024 * 1024 + 1, 0x20));

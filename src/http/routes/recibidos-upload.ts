@@ -101,7 +101,7 @@ export function recibidosUploadRoute(ctx: AppContext): FastifyPluginAsyncZod {
             format: 'binary',
             description: 'The EnvioDTE or DTE file, as received (or a form with one file).',
           }),
-          response: { 200: receptionSchema, ...commonErrors, 413: commonErrors[400] },
+          response: { 200: receptionSchema, ...commonErrors },
         },
       },
       async (request) => {
