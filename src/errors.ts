@@ -91,6 +91,8 @@ export const ERROR_CATALOG = {
   // Events, webhooks and e-mail (src/events/, docs/design.md §9)
   EVENT_NOT_FOUND: { status: 404, message: 'No event with that id exists for this issuer.' },
   WEBHOOK_NOT_FOUND: { status: 404, message: 'No webhook endpoint with that id exists for this issuer.' },
+  RECEIVED_DOCUMENT_NOT_FOUND: { status: 404, message: 'No received document with that issuer, type and folio.' },
+  RECEIVED_ENVELOPE_NOT_FOUND: { status: 404, message: 'No received envelope with that number, or it has no answer.' },
   WEBHOOK_LIMIT_REACHED: { status: 409, message: 'The issuer already has 10 webhook endpoints; delete one first.' },
   WEBHOOK_URL_BLOCKED: {
     status: 422,
