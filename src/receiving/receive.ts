@@ -1,5 +1,5 @@
 /**
- * Receiving a supplier's file (issue 22, first slice): run the receiver's checks
+ * Receiving a supplier's file (README "Received documents"): run the receiver's checks
  * (checks.ts), record the envelope byte-exact with every result, store the DTEs that passed,
  * answer with a signed RespuestaDTE (respuesta.ts) and record the events
  * (`received.document` per stored DTE, `received.refused` per refused envelope or DTE), all
@@ -9,6 +9,7 @@
  * uploads of the same file or of the same document cannot both pass the duplicate checks; the
  * unique index on (issuer, emisor, type, folio) is the net under it.
  */
+import { calendarDate, toDbDate } from '../dte/calendar-date.ts';
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { trustedCafKeys } from '../admin/cafs.ts';
@@ -175,7 +176,7 @@ async function storeDocument(
       emisorName: dte.issuerName,
       type: dte.type,
       folio: BigInt(dte.folio),
-      date: new Date(`${dte.date}T00:00:00Z`),
+      date: toDbDate(calendarDate(dte.date)),
       net: BigInt(dte.net),
       exempt: BigInt(dte.exempt),
       vat: BigInt(dte.vat),

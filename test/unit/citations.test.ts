@@ -72,6 +72,7 @@ const FOREIGN: [RegExp, string][] = [
   [/\bDASHBOARD\.md/, 'DASHBOARD.md'],
   [/\bSOURCES\.md/, 'SOURCES.md'],
   [/\bTOOLCHAIN\b/, 'TOOLCHAIN'],
+  [/(?<!docs\/)\bRECEIVING\s*(§|\.md)/, "RECEIVING (the protocol brief; docs/receiving.md is the repository's)"],
   [/\b[Ii]ssue \d+\b/, 'an issue number'],
   [/\bRule \d+\b/, 'a bare rule number (write "SII format rule N")'],
 ];
