@@ -1,5 +1,5 @@
 /**
- * The downloads part of `npm run bench` (issue 8): a 1000-line boleta's PDF — first render and
+ * The downloads part of `npm run bench` (README "Hostile input and abuse"): a 1000-line boleta's PDF — first render and
  * repeat download — and another issuer's `GET /emisiones` latency while 10 clients download
  * PDFs with their public `tk` links, plus what the last check before storing a document (the
  * stored bytes re-read and verified: XSD, XMLDSig, TED) costs per document.
@@ -224,7 +224,7 @@ Another issuer's \`GET /api/{rut}/emisiones\` (30 documents, one request at a ti
 | the same, on an instance with FILE_CACHE_MB=0 (each download reads the stored PDF from the database) | ${r.listWhileRepeatNoMemory.p50.toFixed(1)} | ${r.listWhileRepeatNoMemory.p99.toFixed(1)} | ${ok(r.listWhileRepeatNoMemory.p99)} | ${r.listWhileRepeatNoMemory.downloads} |
 | 10 clients each download a fresh 1000-line PDF (first renders) | ${r.listWhileFirst.p50.toFixed(1)} | ${r.listWhileFirst.p99.toFixed(1)} | ${ok(r.listWhileFirst.p99)} | ${r.listWhileFirst.downloads} |
 
-${r.listAlone.p99 > 50 ? 'In this run the list misses the target even with nothing else running: the machine was busy with other work (see the load average, on 2 cores), so read the rows against each other rather than against the target.\n\n' : ''}Before this work every download rendered the PDF again on the event loop: with 10 concurrent \`tk\` downloads of that boleta the same list took 14.5 s (issue 8). With the PDF stored but read from the database on every download (three queries and a 72 KiB bytea parsed on the event loop; the FILE_CACHE_MB=0 row), an earlier run on a quieter machine (load average about 3) had the list at p50 8.1 / p99 24.9 ms alone and p50 56.8 / p99 140.8 ms under the 10 loops.
+${r.listAlone.p99 > 50 ? 'In this run the list misses the target even with nothing else running: the machine was busy with other work (see the load average, on 2 cores), so read the rows against each other rather than against the target.\n\n' : ''}Before this work every download rendered the PDF again on the event loop: with 10 concurrent \`tk\` downloads of that boleta the same list took 14.5 s. With the PDF stored but read from the database on every download (three queries and a 72 KiB bytea parsed on the event loop; the FILE_CACHE_MB=0 row), an earlier run on a quieter machine (load average about 3) had the list at p50 8.1 / p99 24.9 ms alone and p50 56.8 / p99 140.8 ms under the 10 loops.
 
 The last check before a document is stored (src/dte/verify-stored.ts: the bytes re-read by libxml2, XSD, XMLDSig digest and SignatureValue, TED FRMT), 10-line factura, one core, in-process: **${r.verify.msPerDoc.toFixed(2)} ms** per document, of which the XSD validation it replaces was ${r.verify.xsdOnlyMs.toFixed(2)} ms; signing the same document costs ${r.verify.signMs.toFixed(2)} ms.
 `;

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:issuing`: the issuing hot path alone, for A/B work on it (issue 11). One
+ * `npm run bench:issuing`: the issuing hot path alone, for A/B work on it (README "Performance and scale-out"). One
  * compiled server process on a fresh database of the embedded PostgreSQL, 10-line facturas over
  * HTTP at concurrency 16, a few rounds, and where the CPU of each document went: the server's
  * main thread (user / kernel), its other threads (signing workers, GC), PostgreSQL and the load

@@ -1,5 +1,5 @@
 /**
- * The issuing part of `npm run bench` (issue 11): the signing bound measured in the same run,
+ * The issuing part of `npm run bench` (README "Performance and scale-out"): the signing bound measured in the same run,
  * where one document's CPU goes in-process, the HTTP rows with CPU per document read from
  * /proc, and the one-screen summary of every target the run measured.
  */
@@ -42,7 +42,7 @@ function msPerCall(n: number, f: () => unknown): number {
 }
 
 /**
- * The signing bound of issue 11: pairs of the two RSA signatures every document needs (a
+ * The signing bound: pairs of the two RSA signatures every document needs (a
  * 2048-bit RSA-SHA1 XMLDSig SignatureValue and a 512-bit RSA-SHA1 TED FRMT), one core,
  * node:crypto, nothing else. No implementation can issue faster than this per core.
  */
@@ -75,7 +75,7 @@ export interface Target {
   met: boolean | null;
 }
 
-/** The targets of the issuing rows (issue 11). */
+/** The targets of the issuing rows (README "Performance and scale-out"). */
 export function issuingTargets(rows: IssuingRow[], bound: { perSecond: number }): Target[] {
   const one = rows.find((r) => r.instances === 1 && r.concurrency === 16);
   const two = rows.find((r) => r.instances === 2 && r.concurrency === 16);

@@ -30,7 +30,7 @@ import { computeDocument } from '../src/dte/totals.ts';
 import { signDte } from '../src/dte/xmldsig.ts';
 import { ensureEmbeddedPostgres } from '../src/db/embedded.ts';
 import { computeDv } from '../src/dte/rut.ts';
-import { santiagoDate } from '../src/dte/chile-time.ts';
+import { dateOfInstantInSantiago } from '../src/dte/chile-time.ts';
 import { countCases, type ListMeasure, listCases, measureList, timeCountStar } from './list.ts';
 import { seedDocuments } from './seed-documents.ts';
 import { downloadsBenchmark, downloadsSection } from './downloads.ts';
@@ -215,7 +215,7 @@ async function listBenchmark(env: Record<string, string>): Promise<ListReport> {
       issuerId,
       count: LIST_DOCS,
       days: 3 * 365,
-      today: santiagoDate(new Date()),
+      today: dateOfInstantInSantiago(new Date()),
       log: console.log,
     });
     console.log(seeded);
@@ -227,9 +227,9 @@ async function listBenchmark(env: Record<string, string>): Promise<ListReport> {
       'SELECT folio FROM documents WHERE issuer_id = $1 AND type = 33 ORDER BY folio DESC LIMIT 1 OFFSET 1000',
       [issuerId],
     );
-    const cases = listCases(santiagoDate(new Date()), rows[0]?.folio ?? 1);
+    const cases = listCases(dateOfInstantInSantiago(new Date()), rows[0]?.folio ?? 1);
     const countStar = [];
-    for (const c of countCases(santiagoDate(new Date()))) {
+    for (const c of countCases(dateOfInstantInSantiago(new Date()))) {
       countStar.push({ label: c.label, ms: await timeCountStar(db, issuerId, c.where) });
     }
     const before = loadavg();
@@ -252,11 +252,11 @@ async function listBenchmark(env: Record<string, string>): Promise<ListReport> {
  * concurrency 16, 2026-11-23), kept next to the figures because they do not meet the targets.
  */
 /**
- * What each step of issue 11 bought, measured A/B (the step against the commit before it, same
+ * What each step of the work on the issuing path bought, measured A/B (the step against the commit before it, same
  * machine, alternating runs; CPU per document from /proc, the figure a busy machine disturbs
  * least). Kept by hand: a run measures only the code as it is.
  */
-const ISSUING_HISTORY = `What each step bought (issue 11), CPU ms per issued document, Timbre + PostgreSQL, 1 instance, concurrency 16:
+const ISSUING_HISTORY = `What each step of the work on the issuing path bought, CPU ms per issued document, Timbre + PostgreSQL, 1 instance, concurrency 16:
 
 - Start (Prisma on the hot path, 10 statements per issue: key, issuer, certificates, reservation, BEGIN, confirm, insert, event, stock, COMMIT; signing on the event loop): 14.3 + 6.4 ms with the machine at load 11–15; on a quieter one (load 2–3) 83 docs/s, p99 373 ms.
 - The key and its issuer kept in memory under the change feed, the reservation and the write as prepared \`pg\` statements, the write as ONE statement (confirm, document, idempotency link, e-mail, submission, event, deliveries), the folio stock read by the reservation — 3 statements per issue: 7.0 + 3.0 ms (same load, A/B).
@@ -545,7 +545,7 @@ async function main() {
   }
 
   const cpu = cpus()[0]?.model ?? 'unknown';
-  const day = started.toISOString().slice(0, 10);
+  const day = dateOfInstantInSantiago(started);
   const issuingLoad = issuingLoadBefore ? `${fmtLoad(issuingLoadBefore)} before, ${fmtLoad(loadavg())} after` : '';
   const fresh: Record<SectionKey, string | null> = {
     summary: null,

@@ -1,5 +1,5 @@
 /**
- * The CPU-heavy stage of issuing (issue 11), measured alone: TED, DTE XML, XMLDSig and the
+ * The CPU-heavy stage of issuing (README "Signing off the event loop"), measured alone: TED, DTE XML, XMLDSig and the
  * last check before storing (src/dte/verify-stored.ts), per step, in CPU ms per document over
  * ~1000 distinct 10-line facturas, then the whole stage through the worker-thread pool
  * (src/dte/signing/pool.ts) at 0, 1 and 2 workers.
@@ -12,6 +12,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:cry
 import { loadavg } from 'node:os';
 import { cafPublicKey, generateCaf, parseCaf } from '../src/dte/caf.ts';
 import { generateTestCertificate, parsePkcs12 } from '../src/dte/certificate.ts';
+import { dateOfInstantInSantiago } from '../src/dte/chile-time.ts';
 import { buildDteXml } from '../src/dte/dte-xml.ts';
 import { issueRequestSchema } from '../src/dte/issue-request.ts';
 import type { DteDocument } from '../src/dte/model.ts';
@@ -194,10 +195,10 @@ ${STEPS_NOTE}
 }
 
 /**
- * What each step of issue 11 bought: this bench run on the code before and after each step, one
+ * What each step of the work on the issuing path bought: this bench run on the code before and after each step, one
  * after the other, on 2026-11-23 (2-core machine, load average 25: CPU ms are inflated alike).
  */
-const STEPS_NOTE = `What each step bought (issue 11; this bench on the code before and after each step, back to back on 2026-11-23, load average ~25 on the 2 cores, so every figure is inflated alike):
+const STEPS_NOTE = `What each step bought (this bench on the code before and after each step, back to back on 2026-11-23, load average ~25 on the 2 cores, so every figure is inflated alike):
 
 | step | XMLDSig | last check | whole stage, in-process | on the event loop per document |
 |---|---|---|---|---|
@@ -210,5 +211,5 @@ The floor inside the stage is the two RSA signatures (2048-bit ~0.35 ms, 512-bit
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const report = await signingStageBenchmark();
-  console.log(signingStageSection(report, new Date().toISOString().slice(0, 10)));
+  console.log(signingStageSection(report, dateOfInstantInSantiago(new Date())));
 }

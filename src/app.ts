@@ -1,9 +1,8 @@
 /**
- * buildApp: the whole service as a Fastify instance (STYLE §1). The server (src/server.ts)
+ * buildApp: the whole service as a Fastify instance (docs/style.md §1). The server (src/server.ts)
  * listens; tests call `app.inject`. Dependencies come in through `opts`.
  */
 import { randomBytes } from 'node:crypto';
-import sensible from '@fastify/sensible';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type HTTPMethods } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type Logger, pino } from 'pino';
@@ -42,7 +41,7 @@ import { loggerOptions } from './logger.ts';
 import { createSiiClient } from './sii/client.ts';
 import type { SiiClient } from './sii/types.ts';
 
-export const BODY_LIMIT = 1024 * 1024; // 1 MiB (DESIGN §5 Limits)
+const BODY_LIMIT = 1024 * 1024; // 1 MiB (docs/design.md §5 Limits)
 
 export interface BuildAppOptions {
   config: Config;
@@ -110,7 +109,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.addHook('onReady', async () => {
     if (opts.jobs === false) return;
     changeFeed = listenForChanges(
-      opts.db.url,
+      opts.db.directUrl, // LISTEN needs a session of its own: never through a transaction pooler
       { onChange: (change) => ctx.caches.apply(change), onListening: (on) => ctx.caches.setListening(on) },
       ctx.log,
     );
@@ -130,7 +129,6 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerJsonBody(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  await app.register(sensible);
   await registerSecurityHeaders(app);
   registerErrorHandler(app);
   // While the instance drains (close() was called, e.g. on SIGTERM), a request that still
@@ -214,7 +212,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
 }
 
 /**
- * Connection hygiene (issue 8): headers must arrive within HEADERS_TIMEOUT_MS and the whole
+ * Connection hygiene (README "Hostile input and abuse"): headers must arrive within HEADERS_TIMEOUT_MS and the whole
  * request, body included, within REQUEST_TIMEOUT_MS (Node answers 408 and closes the socket),
  * idle keep-alive connections close after KEEP_ALIVE_TIMEOUT_MS, and TRUST_PROXY decides
  * whose X-Forwarded-For gives the client address that the per-address limits count. Node checks

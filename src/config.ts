@@ -25,6 +25,20 @@ export const configSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .optional(),
+  /**
+   * A direct connection to the same server, for what a transaction-pooling PgBouncer cannot
+   * carry: LISTEN/NOTIFY (the operator change feed) and the migrations' session lock. Unset:
+   * DATABASE_URL. Without a database name it takes DATABASE_URL's.
+   */
+  DATABASE_DIRECT_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
+  /**
+   * Name (prepare once per connection) the hot statements. Default: on, off when
+   * DATABASE_DIRECT_URL is set (a pooler in between, which may not carry named statements).
+   */
+  DB_NAMED_STATEMENTS: boolish.optional(),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   TIMBRE_DATA_DIR: z.string().min(1).default('.data'),
   /** Base URL used to build pdf_url / xml_url; default http://localhost:PORT. */
@@ -116,7 +130,7 @@ export const configSchema = z.object({
     .max(64)
     .default(Math.max(1, availableParallelism() - 1)),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
-  // Events, webhooks and e-mail (DESIGN §9, src/events/)
+  // Events, webhooks and e-mail (docs/design.md §9, src/events/)
   /** Allow webhook targets on private, loopback and link-local addresses, and http in live. */
   TIMBRE_WEBHOOKS_ALLOW_PRIVATE: boolish.default(false),
   /** A webhook attempt that has no answer after this long failed, ms. */
@@ -158,7 +172,8 @@ export const configSchema = z.object({
   EVENTS_SCAN_SECONDS: z.coerce.number().min(1).max(86_400).default(60),
 });
 
-export type Config = z.infer<typeof configSchema> & {
+export type Config = Omit<z.infer<typeof configSchema>, 'DB_NAMED_STATEMENTS'> & {
+  DB_NAMED_STATEMENTS: boolean;
   dataDir: string;
   publicBaseUrl: string;
 };
@@ -180,6 +195,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const c = result.data;
   return {
     ...c,
+    DB_NAMED_STATEMENTS: c.DB_NAMED_STATEMENTS ?? c.DATABASE_DIRECT_URL === undefined,
     dataDir: resolve(c.TIMBRE_DATA_DIR),
     publicBaseUrl: (c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, ''),
   };

@@ -1,5 +1,5 @@
 /**
- * What the use cases need, wired once by `buildApp` / the CLI (STYLE §1: a factory, no
+ * What the use cases need, wired once by `buildApp` / the CLI (docs/style.md §1: a factory, no
  * module-level singletons). Tests build their own with a fixed clock or another database.
  */
 import type { Logger } from 'pino';
@@ -12,7 +12,7 @@ import type { SiiClient } from './sii/types.ts';
 
 export type Clock = () => Date;
 
-export { createKeyCaches, type KeyCaches } from './caches.ts';
+export { createKeyCaches } from './caches.ts';
 
 /**
  * The background work (src/jobs.ts): due rows in PostgreSQL, polled for and worked under leases;

@@ -4,6 +4,15 @@
  * `{ ok: false, error, code, request_id, details? }`. Domain modules throw these values and
  * never HTTP errors. Add new codes here (SCREAMING_SNAKE), with a status and a default message.
  */
+import {
+  type ErrorDetail,
+  formatPath,
+  type RuleArgs,
+  type RuleId,
+  ruleDetail,
+  type ZodIssueLike,
+  zodDetails,
+} from './rules.ts';
 
 export const ERROR_CATALOG = {
   // 400 — the request itself is wrong
@@ -70,7 +79,7 @@ export const ERROR_CATALOG = {
   USER_EXISTS: { status: 409, message: 'A user with that e-mail already exists.' },
   USER_NOT_FOUND: { status: 404, message: 'No user with that e-mail exists.' },
   CSRF_FAILED: { status: 403, message: 'The form expired or did not come from this dashboard; reload and try again.' },
-  // Hostile input and abuse (issue 8)
+  // Hostile input and abuse (README "Hostile input and abuse")
   BAD_REQUEST: {
     status: 400,
     message: 'The request was refused (a 4xx other than the codes above; the HTTP status tells which).',
@@ -80,7 +89,7 @@ export const ERROR_CATALOG = {
     message:
       'The generated document did not verify as it would be stored (XMLDSig or TED; a Timbre bug); nothing was stored and no folio was used.',
   },
-  // Events, webhooks and e-mail (src/events/, DESIGN §9)
+  // Events, webhooks and e-mail (src/events/, docs/design.md §9)
   EVENT_NOT_FOUND: { status: 404, message: 'No event with that id exists for this issuer.' },
   WEBHOOK_NOT_FOUND: { status: 404, message: 'No webhook endpoint with that id exists for this issuer.' },
   WEBHOOK_LIMIT_REACHED: { status: 409, message: 'The issuer already has 10 webhook endpoints; delete one first.' },
@@ -98,10 +107,8 @@ export const ERROR_CATALOG = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
 
-export interface ErrorDetail {
-  path: string;
-  message: string;
-}
+export type { ErrorDetail };
+export { formatPath };
 
 export class AppError extends Error {
   readonly code: ErrorCode;
@@ -123,17 +130,21 @@ export class AppError extends Error {
   }
 }
 
-/** Shorthand for a 400 naming one field. */
-export function validationError(path: string, message: string): AppError {
-  return new AppError('VALIDATION_FAILED', `${path}: ${message}`, { details: [{ path, message }] });
+/** Shorthand for a 400 naming one field and the rule it breaks. */
+export function validationError<R extends RuleId>(path: string, rule: R, ...args: RuleArgs<R>): AppError {
+  const detail = ruleDetail(path, rule, ...args);
+  return new AppError('VALIDATION_FAILED', `${path}: ${detail.message}`, { details: [detail] });
 }
 
-/** `/items/0/qty` → `items[0].qty` */
-export function formatPath(segments: ReadonlyArray<PropertyKey>): string {
-  let out = '';
-  for (const s of segments) {
-    if (typeof s === 'number' || (typeof s === 'string' && /^\d+$/.test(s))) out += `[${String(s)}]`;
-    else out += out ? `.${String(s)}` : String(s);
-  }
-  return out;
+/** A 400 for every broken field; its message names the first ("items[0].qty: … (and 2 more)"). */
+export function validationFailed(details: ErrorDetail[]): AppError {
+  const first = details[0];
+  const summary = first ? `${first.path}: ${first.message}` : undefined;
+  const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';
+  return new AppError('VALIDATION_FAILED', summary && `${summary}${more}`, { details });
+}
+
+/** A 400 for the issues of a failed zod parse (src/rules.ts `zodDetails`). */
+export function zodError(issues: ReadonlyArray<ZodIssueLike>, root?: string): AppError {
+  return validationFailed(zodDetails(issues, root));
 }

@@ -1,7 +1,7 @@
 /**
  * The files most recently served (a document's PDF per format, its signed XML), in memory, so
  * that a repeat download costs a token compare and a write instead of three queries and a
- * 70 KiB bytea parsed on the event loop (issue 8: a public link looped by ten clients must not
+ * 70 KiB bytea parsed on the event loop (README "Hostile input and abuse": a public link looped by ten clients must not
  * slow other issuers' requests).
  *
  * Bounded by bytes (FILE_CACHE_MB), least recently served first out. What it holds never

@@ -6,7 +6,7 @@
 import { type Logger, type LoggerOptions, pino } from 'pino';
 import pretty from 'pino-pretty';
 
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["idempotency-key"]',

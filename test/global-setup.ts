@@ -51,7 +51,11 @@ export default async function setup(project: TestProject) {
     );
   }
   await admin.query(`CREATE DATABASE "${templateDb}"`);
-  await applyMigrations(withDatabase(adminUrl, templateDb));
+  // The template is prepared through the direct server when a pooler is in between: the
+  // migrations hold a session lock, and a pooled server connection left idle on the template
+  // would make every clone fail ("source database … is being accessed by other users").
+  const templateUrl = withDatabase(process.env.DATABASE_DIRECT_URL ?? adminUrl, templateDb);
+  await applyMigrations(templateUrl);
   await admin.end();
   project.provide('adminUrl', adminUrl);
   project.provide('templateDb', templateDb);

@@ -1,7 +1,7 @@
 /**
  * API keys: `timbre_<40 base62 chars>` (≈238 bits). Only the SHA-256 of the key is stored,
  * with a short display prefix; the key is shown once, at creation. At most 5 active keys per
- * account (contract §8), enforced under a row lock on the account so that two concurrent
+ * account (docs/api.md §8), enforced under a row lock on the account so that two concurrent
  * creations cannot both take the fifth slot.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -11,14 +11,14 @@ import type { ApiKey, Issuer, Role } from '../generated/prisma/client.ts';
 import { changing } from './changes.ts';
 import { findIssuerOrThrow } from './issuers.ts';
 
-export const KEY_PREFIX = 'timbre';
+const KEY_PREFIX = 'timbre';
 export const MAX_ACTIVE_KEYS_PER_ACCOUNT = 5;
 export const ROLES = ['owner', 'editor', 'viewer'] as const satisfies readonly Role[];
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const BODY_LENGTH = 40;
 /** The shape of a well-formed key; anything else is refused before touching the database. */
-export const KEY_PATTERN = /^timbre_[0-9A-Za-z]{40}$/;
+const KEY_PATTERN = /^timbre_[0-9A-Za-z]{40}$/;
 
 function randomBody(): string {
   // Rejection sampling keeps every character uniformly distributed (256 is not a multiple of 62).
@@ -31,11 +31,11 @@ function randomBody(): string {
   return out;
 }
 
-export function hashKey(key: string): string {
+function hashKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
-export function displayPrefix(key: string): string {
+function displayPrefix(key: string): string {
   return key.slice(0, KEY_PREFIX.length + 1 + 6);
 }
 
@@ -44,7 +44,7 @@ export async function createApiKey(
   input: { rut: string; role: string },
 ): Promise<{ record: ApiKey; key: string; issuer: Issuer }> {
   if (!(ROLES as readonly string[]).includes(input.role)) {
-    throw validationError('role', `must be one of ${ROLES.join(', ')}`);
+    throw validationError('role', 'value.not_allowed', { allowed: ROLES.join(', ') });
   }
   const issuer = await findIssuerOrThrow(ctx, input.rut, { includeInactive: true });
   const key = `${KEY_PREFIX}_${randomBody()}`;

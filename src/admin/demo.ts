@@ -11,9 +11,9 @@ import { createIssuer } from './issuers.ts';
 import { createSignInToken, createUser } from './users.ts';
 
 /** The demo owner's e-mail; its password is random and never shown (the banner's link signs in). */
-export const DEMO_EMAIL = 'demo@timbre.local';
+const DEMO_EMAIL = 'demo@timbre.local';
 
-export const DEMO_ISSUER = {
+const DEMO_ISSUER = {
   rut: '76086428-5',
   name: 'Comercial Demo Ñuñoa SpA',
   giro: 'Venta al por menor de artículos de ferretería y servicios de software',
@@ -58,7 +58,7 @@ export async function ensureDemo(ctx: AppContext): Promise<DemoResult> {
       if (!existing) await createIssuer(ctx, { ...DEMO_ISSUER, acteco: [...DEMO_ISSUER.acteco] });
       const issuer = existing ?? (await prisma.issuer.findUniqueOrThrow({ where: { rut: DEMO_ISSUER.rut } }));
       const { key } = await createApiKey(ctx, { rut: DEMO_ISSUER.rut, role: 'owner' });
-      // The dashboard's owner (DESIGN §10). Nobody knows the random password: the one-time link
+      // The dashboard's owner (docs/design.md §10). Nobody knows the random password: the one-time link
       // signs in, and `user reset-password --email demo@timbre.local` sets a real one.
       const user =
         (await prisma.user.findUnique({ where: { email: DEMO_EMAIL } })) ??

@@ -1,5 +1,5 @@
 /**
- * Dashboard people (DESIGN §10): users of an account, passwords, server-side sessions,
+ * Dashboard people (docs/design.md §10): users of an account, passwords, server-side sessions,
  * one-time sign-in links and the sign-in rate limit. The CLI (`user create|reset-password|
  * list|deactivate`) and the dashboard (src/web/) both call these.
  *
@@ -17,11 +17,12 @@ import { promisify } from 'node:util';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { isUniqueViolation } from '../db/database.ts';
-import { AppError } from '../errors.ts';
+import { AppError, zodError } from '../errors.ts';
+import { isEmailAddress } from '../dte/email-address.ts';
+import { ruleIssue } from '../rules.ts';
 import type { Issuer, Role, Session, User } from '../generated/prisma/client.ts';
 import { ROLES } from './api-keys.ts';
 import { findIssuerOrThrow } from './issuers.ts';
-import { zodToAppError } from './validation.ts';
 
 const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
 
@@ -30,19 +31,19 @@ const SCRYPT_MAXMEM = 64 * 1024 * 1024;
 export const MIN_PASSWORD_LENGTH = 10;
 export const SESSION_IDLE_MS = 12 * 3600 * 1000;
 export const SESSION_ABSOLUTE_MS = 7 * 24 * 3600 * 1000;
-export const SIGN_IN_LINK_MS = 24 * 3600 * 1000;
+const SIGN_IN_LINK_MS = 24 * 3600 * 1000;
 const TOUCH_RESOLUTION_MS = 60 * 1000;
-export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
+const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
 export const MAX_FAILURES_PER_EMAIL = 10;
 export const MAX_FAILURES_PER_ADDRESS = 30;
 
-export async function hashPassword(password: string): Promise<string> {
+async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
   const hash = await scrypt(password, salt, 32, { ...SCRYPT, maxmem: SCRYPT_MAXMEM });
   return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64url');
@@ -57,18 +58,13 @@ export async function verifyPassword(password: string, stored: string): Promise<
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-const emailSchema = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .max(254, 'must be at most 254 characters')
-  .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be an e-mail address');
+const emailSchema = z.string().trim().toLowerCase().refine(isEmailAddress, ruleIssue('email.invalid'));
 const passwordSchema = z
   .string()
-  .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
-  .max(200, 'must be at most 200 characters');
+  .refine((p) => p.length >= MIN_PASSWORD_LENGTH, ruleIssue('password.too_short', { min: MIN_PASSWORD_LENGTH }))
+  .refine((p) => p.length <= 200, ruleIssue('string.too_long', { max: 200 }));
 
-export function normalizeEmail(email: string): string {
+function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
@@ -84,7 +80,7 @@ export async function createUser(ctx: AppContext, input: CreateUserInput): Promi
   const parsed = z
     .object({ email: emailSchema, role: z.enum(ROLES, `must be one of ${ROLES.join(', ')}`), password: passwordSchema })
     .safeParse(input);
-  if (!parsed.success) throw zodToAppError(parsed.error);
+  if (!parsed.success) throw zodError(parsed.error.issues);
   let accountId = input.accountId;
   if (input.rut) accountId = (await findIssuerOrThrow(ctx, input.rut, { includeInactive: true })).accountId;
   if (!accountId || !/^[0-9a-f-]{36}$/i.test(accountId)) {
@@ -103,7 +99,7 @@ export async function createUser(ctx: AppContext, input: CreateUserInput): Promi
   }
 }
 
-export async function findUserOrThrow(ctx: AppContext, email: string): Promise<User> {
+async function findUserOrThrow(ctx: AppContext, email: string): Promise<User> {
   const user = await ctx.db.prisma.user.findUnique({ where: { email: normalizeEmail(email) } });
   if (!user) throw new AppError('USER_NOT_FOUND', `No user with e-mail ${normalizeEmail(email)}.`);
   return user;
@@ -113,8 +109,7 @@ export async function findUserOrThrow(ctx: AppContext, email: string): Promise<U
 export async function resetPassword(ctx: AppContext, input: { email: string; password: string }): Promise<User> {
   const user = await findUserOrThrow(ctx, input.email);
   const parsed = passwordSchema.safeParse(input.password);
-  if (!parsed.success)
-    throw zodToAppError(new z.ZodError(parsed.error.issues.map((i) => ({ ...i, path: ['password'] }))));
+  if (!parsed.success) throw zodError(parsed.error.issues.map((i) => ({ ...i, path: ['password'] })));
   const passwordHash = await hashPassword(input.password);
   return ctx.db.prisma.$transaction(async (tx) => {
     await tx.session.updateMany({ where: { userId: user.id, revokedAt: null }, data: { revokedAt: ctx.clock() } });

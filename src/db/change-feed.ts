@@ -15,7 +15,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { OperatorChange } from '../caches.ts';
 
-export const CHANGE_CHANNEL = 'timbre_operator_changes';
+const CHANGE_CHANNEL = 'timbre_operator_changes';
 
 /** Anything that runs raw SQL in the caller's transaction (a Prisma transaction client). */
 interface RawSql {

@@ -1,5 +1,5 @@
 /**
- * Encryption of secrets at rest (DESIGN §7): certificates (.p12 and password) and CAF private
+ * Encryption of secrets at rest (docs/design.md §7): certificates (.p12 and password) and CAF private
  * keys are stored as AES-256-GCM envelopes `v1 | iv(12) | tag(16) | ciphertext`. The master key
  * comes from TIMBRE_MASTER_KEY, or in the embedded default from `<dataDir>/master.key`,
  * generated once with mode 0600.
@@ -38,7 +38,7 @@ export function createSecretBox(key: Buffer): SecretBox {
 }
 
 /** Parses a 32-byte key written as base64 / base64url or hex. */
-export function parseMasterKey(text: string): Buffer {
+function parseMasterKey(text: string): Buffer {
   const t = text.trim();
   const key = /^[0-9a-fA-F]{64}$/.test(t) ? Buffer.from(t, 'hex') : Buffer.from(t, 'base64');
   if (key.length !== 32) throw new Error('TIMBRE_MASTER_KEY must be 32 bytes, base64 or hex encoded.');

@@ -12,7 +12,7 @@ import forge from 'node-forge';
 import { AppError } from '../errors.ts';
 import { normalizeRut } from './rut.ts';
 
-export const SII_RUT_OID = '1.3.6.1.4.1.8321.1';
+const SII_RUT_OID = '1.3.6.1.4.1.8321.1';
 
 export interface SigningCertificate {
   privateKey: KeyObject;

@@ -8,7 +8,6 @@
 export const DTE_TYPES = [33, 34, 39, 41, 46, 52, 56, 61] as const;
 export type DteType = (typeof DTE_TYPES)[number];
 
-export const BOLETA_TYPES: readonly DteType[] = [39, 41];
 export const isBoleta = (t: DteType): boolean => t === 39 || t === 41;
 
 /**
@@ -99,7 +98,7 @@ export interface DocumentReference {
   reason?: string;
 }
 
-export interface Retention {
+interface Retention {
   /** ImptoReten/TipoImp, e.g. 15 = total VAT retention. */
   code: number;
   /** TasaImp in percent. */
@@ -122,7 +121,7 @@ export interface DocumentTotals {
   retention?: Retention;
 }
 
-export interface DispatchInfo {
+interface DispatchInfo {
   /** IndTraslado 1..9. */
   transferType: number;
   /** TipoDespacho 1..3. */

@@ -20,7 +20,7 @@ export const TED_TEXT_LENGTH = 40;
  * RSR / IT1 text: Latin-1 only (the TED signs Latin-1 bytes), whitespace runs collapsed, first
  * 40 characters, then written with the SII's table of special characters ([MUE] "Caracteres
  * especiales": `&` → `&amp;`, `<` → `&lt;`, `>` → `&gt;`, `"` → `&quot;`, `'` → `&apos;`).
- * Rule 11: quotes are escaped, not dropped, so a name made only of quotes is not empty.
+ * SII format rule 11: quotes are escaped, not dropped, so a name made only of quotes is not empty.
  */
 export function tedText(text: string): string {
   const clean = toLatin1(text).replace(/\s+/g, ' ').trim();

@@ -52,7 +52,7 @@ export function splitGross(gross: number, ratePercent: number): { net: number; v
 }
 
 function tooLarge(path: string): AppError {
-  return validationError(path, 'the amount is too large');
+  return validationError(path, 'amount.too_large');
 }
 
 const safe = (v: bigint, path: string): number => {
@@ -83,7 +83,7 @@ export function lineAmounts(qty: string, price: string | undefined, discountPct:
 const ALL_EXEMPT: readonly DteType[] = [34, 41];
 
 function buildLine(item: IssueItem, index: number, type: DteType, textCorrection: boolean): DocumentLine {
-  // Rule 10: on 34/41 the whole document is exempt, so lines are not marked IndExe ([FMT]
+  // SII format rule 10: on 34/41 the whole document is exempt, so lines are not marked IndExe ([FMT]
   // Detalle field IndExe, footnote 10: not used when the document is exempt as a whole).
   const qty = decimalText(item.qty) ?? '1';
   const price = textCorrection || item.price === undefined || item.price === 0 ? undefined : decimalText(item.price)!;
@@ -91,10 +91,7 @@ function buildLine(item: IssueItem, index: number, type: DteType, textCorrection
   // DescuentoMonto is MntImpType (≥ 1) in DTE_v10.xsd, so it cannot be written as 0: a percentage
   // that amounts to less than half a peso is refused rather than silently dropped.
   if (discountAmount === 0) {
-    throw invalid(
-      `items[${index}].discount_pct`,
-      'the discount amounts to $0 on this line (DescuentoMonto must be at least 1): remove it',
-    );
+    throw invalid(`items[${index}].discount_pct`, 'amount.discount_zero');
   }
   return {
     number: index + 1,
@@ -106,7 +103,7 @@ function buildLine(item: IssueItem, index: number, type: DteType, textCorrection
     ...(price !== undefined && { price }),
     exempt: !ALL_EXEMPT.includes(type) && item.exempt === true,
     ...(price !== undefined && item.discount_pct !== undefined && { discountPct: decimalText(item.discount_pct)! }),
-    // Rule 8: a percentage discount always carries its amount ([FMT] Detalle field 30: "Si va el
+    // SII format rule 8: a percentage discount always carries its amount ([FMT] Detalle field 30: "Si va el
     // descuento en %, debe ir el monto correspondiente"); one that rounds to 0 is refused above.
     ...(discountAmount !== undefined && { discountAmount }),
     amount,
@@ -125,7 +122,7 @@ export interface ComputeContext {
 }
 
 /** Above this many UF a boleta identifies its buyer and its MedioPago (Ley 21.713, [FMTB] 10, 18, 20). */
-export const BOLETA_IDENTIFIED_UF = 135;
+const BOLETA_IDENTIFIED_UF = 135;
 
 const invalid = validationError;
 
@@ -148,9 +145,9 @@ export function computeDocument(req: IssueRequest, ctx: ComputeContext): DteDocu
   const note = type === 56 || type === 61;
   const textCorrection = note && refs.some((r) => r.code === 2);
   const lines = req.items.map((item, i) => buildLine(item, i, type, textCorrection));
-  // Rule 4: a note on a boleta takes gross prices as the boleta did (MntBruto 1, [FMT] field 10).
+  // SII format rule 4: a note on a boleta takes gross prices as the boleta did (MntBruto 1, [FMT] field 10).
   const grossPrices = note && refs.some((r) => r.type === '39') && lines.some((l) => !l.exempt);
-  // Rule 5: a note on a factura de compra carries its VAT retention (ImptoReten 15 applies to
+  // SII format rule 5: a note on a factura de compra carries its VAT retention (ImptoReten 15 applies to
   // notes 55/56/60/61, [FMT] table of additional taxes and retentions).
   const retains = type === 46 || (note && refs.some((r) => r.type === '46'));
 
@@ -191,12 +188,10 @@ export function computeDocument(req: IssueRequest, ctx: ComputeContext): DteDocu
 
   const receiver = receiverOf(req, ctx.issuer);
   if (isBoleta(type) && ctx.ufClp && totals.total > BOLETA_IDENTIFIED_UF * ctx.ufClp) {
-    const limit = `above ${BOLETA_IDENTIFIED_UF} UF (${BOLETA_IDENTIFIED_UF * ctx.ufClp} pesos at UF ${ctx.ufClp})`;
-    if (receiver.rut === GENERIC_BOLETA_RUT) {
-      throw invalid('receiver.rut', `a boleta ${limit} identifies its buyer: a real RUT, not 66666666-6`);
-    }
-    if (!receiver.name) throw invalid('receiver.name', `a boleta ${limit} carries the buyer's name`);
-    if (req.payment_method === undefined) throw invalid('payment_method', `a boleta ${limit} states its MedioPago`);
+    const limit = { uf: BOLETA_IDENTIFIED_UF, pesos: BOLETA_IDENTIFIED_UF * ctx.ufClp, uf_clp: ctx.ufClp };
+    if (receiver.rut === GENERIC_BOLETA_RUT) throw invalid('receiver.rut', 'boleta.identified_buyer_rut', limit);
+    if (!receiver.name) throw invalid('receiver.name', 'boleta.identified_buyer_name', limit);
+    if (req.payment_method === undefined) throw invalid('payment_method', 'boleta.identified_payment_method', limit);
   }
   return {
     type,
@@ -209,7 +204,7 @@ export function computeDocument(req: IssueRequest, ctx: ComputeContext): DteDocu
     totals,
     ...(req.dispatch && { dispatch: dispatchOf(req.dispatch) }),
     ...(isBoleta(type) && { serviceIndicator: req.service_indicator ?? 3 }),
-    // Rule 1: FmaPago on every type whose IdDoc has it (not boletas), default 1 contado.
+    // SII format rule 1: FmaPago on every type whose IdDoc has it (not boletas), default 1 contado.
     ...(!isBoleta(type) && { payment: req.payment ?? 1 }),
     ...(grossPrices && { grossPrices }),
     ...(req.payment_method !== undefined && { paymentMethod: req.payment_method }),
@@ -226,10 +221,7 @@ export function computeDocument(req: IssueRequest, ctx: ComputeContext): DteDocu
 function receiverOf(req: IssueRequest, issuer: IssuerInfo): ReceiverInfo {
   if (req.type === 52 && req.dispatch?.transfer_type === 5) {
     if (req.receiver && req.receiver.rut !== issuer.rut) {
-      throw invalid(
-        'receiver.rut',
-        `an internal transfer (transfer_type 5) is addressed to the issuer itself (${issuer.rut})`,
-      );
+      throw invalid('receiver.rut', 'dispatch.internal_transfer_receiver', { rut: issuer.rut });
     }
     return {
       rut: issuer.rut,

@@ -1,5 +1,5 @@
 /**
- * The last check before a document is stored (DESIGN §7 "every stored document verifies"):
+ * The last check before a document is stored (docs/design.md §7 "every stored document verifies"):
  * the exact bytes about to be persisted are parsed again by libxml2 — the engine of xmllint
  * and xmlsec1, and the kind of XML 1.0 parser the SII runs — and must pass the XSD, the
  * XMLDSig digest and SignatureValue over those bytes, and the TED's FRMT over its DD.

@@ -84,7 +84,7 @@ export function toLatin1(text: string): string {
 }
 
 /**
- * The character policy of request text (issue 8, DESIGN §7 "every stored document verifies").
+ * The character policy of request text (docs/design.md §7 "every stored document verifies", README "Hostile input and abuse").
  * Text is written into the signed XML as ISO-8859-1 bytes, characters beyond U+00FF as numeric
  * character references; every character accepted here survives that byte-exact through any XML
  * 1.0 parser (libxml2/xmlsec1, the SII's) and through the one used while signing. Refused:

@@ -5,7 +5,7 @@
  *
  * Signing never re-serialises the document: the digest is computed over the canonical form of
  * the referenced element as parsed from our own text, and the `<Signature>` is inserted into
- * that text as a string, so the stored bytes are exactly the signed bytes (STYLE §8). The
+ * that text as a string, so the stored bytes are exactly the signed bytes (docs/style.md §8). The
  * canonicaliser is xml-crypto's (C14N 1.0), run over @xmldom/xmldom, with the namespaces in
  * scope at the element imported as inclusive C14N requires.
  *
@@ -25,7 +25,7 @@ export const DSIG_NS = 'http://www.w3.org/2000/09/xmldsig#';
 export const C14N = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315';
 export const RSA_SHA1 = 'http://www.w3.org/2000/09/xmldsig#rsa-sha1';
 export const SHA1 = 'http://www.w3.org/2000/09/xmldsig#sha1';
-export const ENVELOPED = 'http://www.w3.org/2000/09/xmldsig#enveloped-signature';
+const ENVELOPED = 'http://www.w3.org/2000/09/xmldsig#enveloped-signature';
 
 export const XML_DECLARATION = '<?xml version="1.0" encoding="ISO-8859-1"?>';
 
@@ -43,7 +43,7 @@ export type SignatureKey = Pick<
   'privateKey' | 'certDerBase64' | 'modulusBase64' | 'exponentBase64'
 >;
 
-export class XmlParseError extends Error {}
+class XmlParseError extends Error {}
 
 /** Parses XML text strictly (any parser warning is an error). */
 export function parseXml(xml: string): XmlDocument {
@@ -328,7 +328,7 @@ function keyOf(keyInfo: Element | null): {
 }
 
 /** Checks one `<Signature>` element of a parsed document. */
-export function checkSignatureElement(doc: XmlDocument, signature: Element): SignatureCheck {
+function checkSignatureElement(doc: XmlDocument, signature: Element): SignatureCheck {
   const signedInfo = child(signature, 'SignedInfo');
   if (!signedInfo) return { valid: false, reason: 'SignedInfo missing' };
   const c14n = child(signedInfo, 'CanonicalizationMethod')?.getAttribute('Algorithm');

@@ -1,5 +1,5 @@
 /**
- * Events (DESIGN §9): rows written in the same transaction as the change they describe, so
+ * Events (docs/design.md §9): rows written in the same transaction as the change they describe, so
  * there is no event without its change and no change without its event. The statement that
  * writes an event also queues one delivery per enabled webhook endpoint of the issuer that
  * subscribes to its type; delivery itself is asynchronous (src/events/deliveries.ts), so a

@@ -1,5 +1,5 @@
 /**
- * The event types of DESIGN §9 and the shape of their payloads. A webhook delivery's body and
+ * The event types of docs/design.md §9 and the shape of their payloads. A webhook delivery's body and
  * an entry of `GET /api/{rut}/events` are the same object: `{ id, type, created_at, data }`.
  */
 export const EVENT_TYPES = [
@@ -8,7 +8,7 @@ export const EVENT_TYPES = [
   'document.accepted_with_objections',
   'document.rejected',
   'document.voided',
-  // Not in DESIGN §9's list: a voided document becomes valid again when the credit note that
+  // A voided document becomes valid again when the credit note that
   // voided it is itself voided by a debit note ([FMT] CodRef 1 on a 56 referencing a 61).
   'document.restored',
   'document.submission_delayed',
@@ -20,8 +20,8 @@ export const EVENT_TYPES = [
   'email.sent',
   'email.failed',
   'ping',
-  // Not in DESIGN §9's list, which says only that "the account is told by an event" when an
-  // endpoint is disabled after 3 days of failures: this is that event.
+  // The account is told by this event when an endpoint is disabled after days of failures
+  // (docs/design.md §9).
   'webhook.disabled',
 ] as const;
 

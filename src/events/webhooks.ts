@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints of an issuer (DESIGN §9): the use cases behind `/api/{rut}/webhooks…` and
+ * Webhook endpoints of an issuer (docs/design.md §9): the use cases behind `/api/{rut}/webhooks…` and
  * the dashboard. The secret (`whsec_` + base64 of 32 random bytes) is returned once, by
  * `createEndpoint`, and stored only as an AES-256-GCM envelope (db/secrets.ts).
  */
@@ -15,7 +15,7 @@ import type { EventType } from './types.ts';
 
 export const MAX_ENDPOINTS = 10;
 
-export function endpointView(e: WebhookEndpoint) {
+function endpointView(e: WebhookEndpoint) {
   return {
     id: e.id,
     url: e.url,
@@ -55,14 +55,14 @@ export async function createEndpoint(
   try {
     url = new URL(input.url);
   } catch {
-    throw validationError('url', 'must be an absolute http(s) URL');
+    throw validationError('url', 'url.not_absolute');
   }
   const blocked = await checkTarget(url, {
     allowPrivate: ctx.config.TIMBRE_WEBHOOKS_ALLOW_PRIVATE,
     live: environmentOf(issuer) === 'live',
   });
   if (blocked) {
-    throw new AppError('WEBHOOK_URL_BLOCKED', `url: ${blocked}.`, { details: [{ path: 'url', message: blocked }] });
+    throw new AppError('WEBHOOK_URL_BLOCKED', `url: ${blocked.message}.`, { details: [blocked] });
   }
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
   const created = await ctx.db.prisma.$transaction(async (tx) => {

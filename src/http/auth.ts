@@ -34,7 +34,7 @@ declare module 'fastify' {
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="timbre"' };
 
-export async function authorize(
+async function authorize(
   ctx: AppContext,
   authorization: string | undefined,
   pathRut: string | undefined,
@@ -81,7 +81,7 @@ export function requireAuth(request: FastifyRequest): AuthenticatedKey {
   return request.auth;
 }
 
-/** The authenticated key of an owner-only route (webhook management, DESIGN §9). */
+/** The authenticated key of an owner-only route (webhook management, docs/design.md §9). */
 export function requireOwner(request: FastifyRequest): AuthenticatedKey {
   const key = requireAuth(request);
   if (key.role !== 'owner') throw new AppError('FORBIDDEN_ROLE', 'Only an owner key may manage webhooks.');

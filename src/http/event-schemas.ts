@@ -1,5 +1,5 @@
 /**
- * zod schemas of events (DESIGN §9) for the routes' OpenAPI: the envelope `{ id, type,
+ * zod schemas of events (docs/design.md §9) for the routes' OpenAPI: the envelope `{ id, type,
  * created_at, data }` and each type's `data`. A webhook delivery's body is exactly one of these.
  */
 import { z } from 'zod';
@@ -12,7 +12,7 @@ const siiRaw = z
   .describe("The SII's raw answer (live documents)");
 
 /** document.*: the list entry of GET /api/{rut}/emisiones plus the SII's raw answer. */
-export const documentEventData = documentSchema.extend({
+const documentEventData = documentSchema.extend({
   sii: siiRaw,
   previous_estado_sii: z.string().optional().describe('The state before this change'),
   reason: z.string().optional().describe('Why the state changed'),
@@ -20,14 +20,14 @@ export const documentEventData = documentSchema.extend({
   attempts: z.number().int().optional().describe('document.submission_delayed: upload attempts so far'),
 });
 
-export const folioEventData = z.object({
+const folioEventData = z.object({
   type: z.number().int(),
   env: z.enum(['sandbox', 'live']),
   available: z.number().int(),
   threshold: z.number().int(),
 });
 
-export const cafExpiringData = z.object({
+const cafExpiringData = z.object({
   type: z.number().int(),
   env: z.enum(['sandbox', 'live']),
   from: z.number().int(),
@@ -38,7 +38,7 @@ export const cafExpiringData = z.object({
   threshold_days: z.number().int(),
 });
 
-export const certificateEventData = z.object({
+const certificateEventData = z.object({
   holder_rut: z.string(),
   subject: z.string(),
   fingerprint: z.string(),
@@ -47,7 +47,7 @@ export const certificateEventData = z.object({
   threshold_days: z.number().int().optional(),
 });
 
-export const emailEventData = z.object({
+const emailEventData = z.object({
   type: z.number().int(),
   folio: z.number().int(),
   issuer: z.string(),
@@ -58,9 +58,9 @@ export const emailEventData = z.object({
   attempts: z.number().int().optional(),
 });
 
-export const pingData = z.object({ endpoint_id: z.string(), url: z.string() });
+const pingData = z.object({ endpoint_id: z.string(), url: z.string() });
 
-export const webhookDisabledData = z.object({
+const webhookDisabledData = z.object({
   endpoint_id: z.string(),
   url: z.string(),
   failing_since: z.string(),

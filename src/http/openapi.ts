@@ -102,7 +102,7 @@ function mechanismCodes(meta: RouteMeta): ErrorCode[] {
 }
 
 /** The error codes an operation documents: the mechanism's and the route's own. */
-export function operationErrorCodes(meta: RouteMeta): ErrorCode[] {
+function operationErrorCodes(meta: RouteMeta): ErrorCode[] {
   const all = new Set<ErrorCode>([...mechanismCodes(meta), ...meta.errors]);
   return Object.keys(ERROR_CATALOG).filter((c) => all.has(c as ErrorCode)) as ErrorCode[];
 }
@@ -159,7 +159,8 @@ function components(): Json {
           request_id: { type: 'string', description: 'The `X-Request-Id` of the request.' },
           details: {
             type: 'array',
-            description: 'For VALIDATION_FAILED: one entry per invalid field.',
+            description:
+              'For VALIDATION_FAILED (and the 4xx codes that name a field): one entry per invalid field, each with the stable `rule` id it breaks.',
             items: ref('schemas', 'ErrorDetail'),
           },
         },
@@ -239,7 +240,14 @@ function errorResponses(meta: RouteMeta, requestId: string): Json {
             code: first,
             request_id: requestId,
             ...(first === 'VALIDATION_FAILED' && {
-              details: [{ path: 'items[0].qty', message: 'Invalid input: expected number, received string' }],
+              details: [
+                {
+                  path: 'items[0].qty',
+                  rule: 'value.wrong_type',
+                  message: 'Invalid input: expected number, received string',
+                  params: { expected: 'number' },
+                },
+              ],
             }),
           },
         },
@@ -298,7 +306,7 @@ function finishOperation(op: Json): void {
  * Turns what @fastify/swagger built from the routes into the published description.
  * `servers`: PUBLIC_BASE_URL when configured, else the server that serves the description.
  */
-export function finishDocument(doc: Json, publicBaseUrl: string | undefined): Json {
+function finishDocument(doc: Json, publicBaseUrl: string | undefined): Json {
   const paths = doc.paths as Record<string, Record<string, Json>>;
   const used = new Set<ErrorCode>(['ROUTE_NOT_FOUND', 'METHOD_NOT_ALLOWED']);
   for (const item of Object.values(paths)) {

@@ -12,7 +12,7 @@
  * Failed authentication (`registerFailureLimit`) is limited per client address too, and checked
  * before authentication: once an address has had AUTH_FAILURES_PER_MINUTE answers of 401, 403
  * or a download's 404 within a minute, its requests to authenticated endpoints are answered 429
- * with `Retry-After` without looking at the key, the token or the database (DESIGN §7). The
+ * with `Retry-After` without looking at the key, the token or the database (docs/design.md §7). The
  * client address is the connection's, or the one the balancer reports when TRUST_PROXY says
  * which proxies to believe.
  */

@@ -1,5 +1,5 @@
 /**
- * E-mail of a document to its receiver (DESIGN §9): the PDF plus the signed DTE in an
+ * E-mail of a document to its receiver (docs/design.md §9): the PDF plus the signed DTE in an
  * intercambio envelope (EnvioDTE / EnvioBOLETA whose Carátula names the receiver as
  * RutReceptor, signed by the issuer's certificate), sent over SMTP_URL with nodemailer.
  *
@@ -11,6 +11,7 @@
  */
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { AppContext } from '../context.ts';
+import { fromDbDate } from '../dte/calendar-date.ts';
 import { santiagoTimestamp } from '../dte/chile-time.ts';
 import { buildEnvelope, envelopeKindOf } from '../dte/envelope.ts';
 import { DTE_NAMES, type DteType } from '../dte/model.ts';
@@ -25,7 +26,7 @@ import { caratulaOf } from './submissions.ts';
 import { emailEnabled } from './email-queue.ts';
 import { recordEvent } from '../events/record.ts';
 
-export { emailEnabled, queueIssueEmail } from './email-queue.ts';
+export { emailEnabled } from './email-queue.ts';
 
 const LEASE_MS = 2 * 60_000;
 
@@ -119,7 +120,7 @@ export async function sendDueEmails(ctx: AppContext, limit = 10): Promise<number
 }
 
 /** The message of one document: subject, text, the PDF and the intercambio envelope. */
-export async function composeEmail(ctx: AppContext, issuer: Issuer, document: Document, to: string[]) {
+async function composeEmail(ctx: AppContext, issuer: Issuer, document: Document, to: string[]) {
   const sandbox = document.environment === 'sandbox';
   const pdf = await documentFile(ctx, document, issuer, 'pdf', 'letter');
   const { cert } = await signingCertificate(ctx, issuer, !sandbox);
@@ -138,7 +139,7 @@ export async function composeEmail(ctx: AppContext, issuer: Issuer, document: Do
   const subject = `${sandbox ? '[SANDBOX] ' : ''}${name} N° ${document.folio} de ${issuer.name}`;
   const text =
     `${issuer.name} (RUT ${issuer.rut}) le ha emitido ${name.toLowerCase()} N° ${document.folio}, ` +
-    `de fecha ${document.date.toISOString().slice(0, 10)}, por un total de $ ${total}.\n\n` +
+    `de fecha ${fromDbDate(document.date)}, por un total de $ ${total}.\n\n` +
     'Se adjuntan el documento en PDF y su XML firmado (sobre de intercambio EnvioDTE).\n' +
     (sandbox ? '\nDocumento de prueba (SANDBOX): sin validez tributaria.\n' : '');
   const base = `${issuer.rut}_T${document.type}_F${document.folio}`;

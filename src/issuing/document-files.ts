@@ -1,5 +1,5 @@
 /**
- * Downloads of a document's PDF and signed XML (contract §4.5, DESIGN §5). Access is by API
+ * Downloads of a document's PDF and signed XML (docs/api.md §4.5, docs/design.md §5). Access is by API
  * key (any role, checked by the auth hook) or by the document's public token `tk`, which opens
  * only that document. The XML is served as the exact signed bytes (ISO-8859-1); the PDF is
  * rendered from the stored document model and TED once, then stored (`storedPdf`); both are
@@ -51,7 +51,7 @@ async function findDocument(
   return candidates.find((d) => d.environment === environmentOf(issuer)) ?? candidates[0] ?? null;
 }
 
-export async function locateDocument(
+async function locateDocument(
   ctx: AppContext,
   input: { rut: string; type: number; folio: number; auth: AuthenticatedKey | null; tk: string | undefined },
 ): Promise<{ issuer: Issuer; document: LocatedDocument }> {
@@ -69,7 +69,7 @@ export async function locateDocument(
   if (!input.tk)
     throw new AppError('UNAUTHENTICATED', 'Send an API key (Authorization: Bearer …) or the document token (?tk=…).');
   // Without a key, a wrong issuer, a wrong document and a wrong token get the same answer, so
-  // nobody learns who uses Timbre or how many documents an issuer has (DESIGN §7).
+  // nobody learns who uses Timbre or how many documents an issuer has (docs/design.md §7).
   const rut = normalizeRut(input.rut);
   const issuer = rut ? await ctx.db.prisma.issuer.findUnique({ where: { rut } }) : null;
   const document = issuer?.active ? await findDocument(ctx, issuer, input.type, input.folio) : null;
@@ -80,7 +80,7 @@ export async function locateDocument(
 }
 
 /** The one answer to a failed token download, whatever was wrong. */
-export const TOKEN_NOT_FOUND = 'No document matches this link: check the issuer, type, folio and token.';
+const TOKEN_NOT_FOUND = 'No document matches this link: check the issuer, type, folio and token.';
 
 /** Runs a download's database reads and render in turn with the others (PDF_DOWNLOAD_CONCURRENCY). */
 export type DownloadLimiter = <T>(run: () => Promise<T>) => Promise<T>;

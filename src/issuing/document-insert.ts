@@ -1,5 +1,5 @@
 /**
- * The write of an issued document, as ONE SQL statement (issue 11): confirm the folio
+ * The write of an issued document, as ONE SQL statement (README "Performance and scale-out"): confirm the folio
  * reservation, insert the document with its signed bytes, link the Idempotency-Key, queue the
  * receiver's e-mail and the live submission, and write the `document.issued` event with its
  * webhook deliveries. One statement is one implicit transaction: all of it commits or none of
@@ -16,6 +16,7 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
+import { type CalendarDate, toDbDate } from '../dte/calendar-date.ts';
 import type { DteDocument } from '../dte/model.ts';
 import { envelopeKindOf } from '../dte/envelope.ts';
 import type { IssueRequest } from '../dte/issue-request.ts';
@@ -74,7 +75,7 @@ export interface DocumentInsertInput {
   config: Config;
   issuer: { id: string; rut: string };
   env: Environment;
-  date: string;
+  date: CalendarDate;
   req: IssueRequest;
   doc: DteDocument;
   reservation: FolioReservation;
@@ -101,7 +102,7 @@ export function documentInsert(input: DocumentInsertInput): DocumentInsert {
     type: doc.type,
     folio: doc.folio,
     cafId: reservation.cafId,
-    date: new Date(`${input.date}T00:00:00Z`),
+    date: toDbDate(input.date),
     receiverRut: doc.receiver.rut,
     receiverName,
     searchText: searchable(`${doc.receiver.rut} ${receiverName}`),

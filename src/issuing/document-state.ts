@@ -1,10 +1,10 @@
 /**
- * The one owner of a document's state. Every change of `estado_sii` (Timbre's state, DESIGN §5)
+ * The one owner of a document's state. Every change of `estado_sii` (Timbre's state, docs/design.md §5)
  * and of the SII's raw code next to it goes through `transition`, which
  *
  * - decides what the new state is from the old one and the proposed one (the rules below),
  * - writes the document row, the SII's raw code and glosa,
- * - writes the event of DESIGN §9 in the same transaction (no change unannounced, none twice:
+ * - writes the event of docs/design.md §9 in the same transaction (no change unannounced, none twice:
  *   the row is locked, and an unchanged state writes no event),
  * - and carries the consequences: an accepted voiding credit note voids what it references
  *   (itself a transition, announced as `document.voided`); a live document's e-mail to the
@@ -38,9 +38,9 @@ export { EstadoSii };
 export const ESTADOS_SII = Object.values(EstadoSii) as [EstadoSii, ...EstadoSii[]];
 
 /** States the SII will not move any more (save a void). */
-export const FINAL_STATES: readonly EstadoSii[] = ['aceptado', 'aceptado_con_reparos', 'rechazado', 'anulado'];
+const FINAL_STATES: readonly EstadoSii[] = ['aceptado', 'aceptado_con_reparos', 'rechazado', 'anulado'];
 /** States in which the SII holds the document as valid. */
-export const ACCEPTED_STATES: readonly EstadoSii[] = ['aceptado', 'aceptado_con_reparos'];
+const ACCEPTED_STATES: readonly EstadoSii[] = ['aceptado', 'aceptado_con_reparos'];
 
 export function isFinal(state: string): boolean {
   return (FINAL_STATES as readonly string[]).includes(state);
@@ -168,7 +168,7 @@ export async function transition(
 
 /**
  * What a voiding note (CodRef 1) does once it is valid (at issue in sandbox, when the SII
- * accepts it in live, DESIGN §5): a 61 voids the documents it references; a 56 voiding a 61
+ * accepts it in live, docs/design.md §5): a 61 voids the documents it references; a 56 voiding a 61
  * voids that 61 and restores the documents the 61 had voided ([FMT] CodRef; [MUE] notes).
  */
 export async function voidReferencedDocuments(
@@ -216,7 +216,7 @@ export async function voidReferencedDocuments(
   }
 }
 
-/** A document event's `data`: the list entry (DESIGN §5) plus the SII's raw answer. */
+/** A document event's `data`: the list entry (docs/design.md §5) plus the SII's raw answer. */
 export async function documentEventData(
   ctx: AppContext,
   tx: Prisma.TransactionClient,

@@ -1,5 +1,5 @@
 /**
- * `POST /api/{rut}/emision_estado_dte` (contract §4.3, DESIGN §5): the document's state at the
+ * `POST /api/{rut}/emision_estado_dte` (docs/api.md §4.3, docs/design.md §5): the document's state at the
  * SII, asked live. With a track id the envelope's state is read first (QueryEstUp / boleta
  * envío); once final, or without a track id, the document's own state (QueryEstDte / boleta
  * estado). The answer is stored on the document.

@@ -1,10 +1,10 @@
 /**
- * The `email` block of list entries (DESIGN §9): where the e-mail of a document to its receiver
+ * The `email` block of list entries (docs/design.md §9): where the e-mail of a document to its receiver
  * stands, from its latest e-mail row.
  */
 import type { EmailMessage } from '../generated/prisma/client.ts';
 
-export type EmailStatus = 'none' | 'pending' | 'sent' | 'failed' | 'disabled';
+type EmailStatus = 'none' | 'pending' | 'sent' | 'failed' | 'disabled';
 
 export interface EmailView {
   status: EmailStatus;
@@ -12,7 +12,7 @@ export interface EmailView {
   at: string | null;
 }
 
-export function emailStatusOf(state: EmailMessage['state'] | null | undefined): EmailStatus {
+function emailStatusOf(state: EmailMessage['state'] | null | undefined): EmailStatus {
   switch (state) {
     case 'waiting':
     case 'pending':

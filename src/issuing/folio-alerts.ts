@@ -1,5 +1,5 @@
 /**
- * `folios.low` and `folios.exhausted` (DESIGN §9), checked in the transaction that consumes a
+ * `folios.low` and `folios.exhausted` (docs/design.md §9), checked in the transaction that consumes a
  * folio. "Once per crossing": the event's dedupe key names the newest CAF range of the type, so
  * it fires once while that range is the newest, and again only after a new range was added and
  * the stock fell again.

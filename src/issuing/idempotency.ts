@@ -12,7 +12,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import type { IdempotencyKey } from '../generated/prisma/client.ts';
 
-export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 /** A claim older than this (on the app's clock, like the 24 h window) belonged to a dead process. */
 const STALE_LOCK_MS = 60_000;
 /**

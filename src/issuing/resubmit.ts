@@ -1,5 +1,5 @@
 /**
- * `POST /api/emision_reenviar` (contract §4.2, DESIGN §5): send a saved live document to the
+ * `POST /api/emision_reenviar` (docs/api.md §4.2, docs/design.md §5): send a saved live document to the
  * SII again, now. Never re-signs and never takes a new folio: the stored signed DTE is what
  * travels.
  *

@@ -1,5 +1,5 @@
 /**
- * Submitting live documents to the SII and following them to a final state (DESIGN §6).
+ * Submitting live documents to the SII and following them to a final state (docs/design.md §6).
  *
  * Each live document gets a `submissions` row in the same transaction that stores it, with the
  * signed envelope (EnvioDTE / EnvioBOLETA) around its signed DTE. After the commit a step
@@ -20,8 +20,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
+import { fromDbDate } from '../dte/calendar-date.ts';
 import type { SigningCertificate } from '../dte/certificate.ts';
-import { type EnvelopeKind, buildEnvelope, envelopeKindOf } from '../dte/envelope.ts';
+import { type EnvelopeKind, buildEnvelope, envelopeKindOf, envelopeSchemaErrors } from '../dte/envelope.ts';
+import { AppError } from '../errors.ts';
 import type { Document, Issuer, Prisma, Submission } from '../generated/prisma/client.ts';
 import {
   SiiAmbiguousError,
@@ -61,13 +63,18 @@ export function caratulaOf(issuer: Issuer, senderRut: string, timestamp: string)
   return {
     issuerRut: issuer.rut,
     senderRut,
-    resolutionDate: issuer.resolutionDate?.toISOString().slice(0, 10) ?? '',
+    resolutionDate: fromDbDate(issuer.resolutionDate) ?? '',
     resolutionNumber: issuer.resolutionNumber ?? 0,
     timestamp,
   };
 }
 
-/** The signed envelope (EnvioDTE / EnvioBOLETA) of one signed DTE, built outside any transaction. */
+/**
+ * The signed envelope (EnvioDTE / EnvioBOLETA) of one signed DTE, built outside any transaction
+ * and validated against its official XSD before anyone can store it: one that fails is our bug,
+ * so it throws DOCUMENT_SCHEMA_INVALID (at issue: nothing is stored and the folio goes back; at
+ * a resubmit: no submission is created).
+ */
 export async function buildSubmissionEnvelope(
   ctx: AppContext,
   issuer: Issuer,
@@ -76,16 +83,27 @@ export async function buildSubmissionEnvelope(
   at: Date = ctx.clock(),
 ): Promise<Buffer> {
   const { cert } = await signingCertificate(ctx, issuer, true);
-  return buildEnvelope(
-    envelopeKindOf(type),
+  const kind = envelopeKindOf(type);
+  const envelope = buildEnvelope(
+    kind,
     [{ type, signedXml }],
     caratulaOf(issuer, cert.holderRut ?? '', santiagoTimestamp(at)),
     cert,
   );
+  const errors = envelopeSchemaErrors(kind, envelope);
+  if (errors.length > 0) {
+    ctx.log.error({ issuer: issuer.rut, type, errors: errors.slice(0, 5) }, 'generated envelope fails its XSD');
+    throw new AppError(
+      'DOCUMENT_SCHEMA_INVALID',
+      'The envelope for the SII failed XSD validation (a Timbre bug); nothing was stored or sent.',
+      { cause: errors.join('; ') },
+    );
+  }
+  return envelope;
 }
 
 /** Records an envelope as a queued submission, inside the caller's transaction. */
-export async function insertSubmission(
+async function insertSubmission(
   tx: Prisma.TransactionClient,
   issuer: Issuer,
   document: Pick<Document, 'id' | 'type'>,
@@ -297,8 +315,24 @@ function describe(err: unknown): string {
   return (err as Error).message;
 }
 
+/**
+ * Checked again right before every upload, on the stored bytes (an envelope stored before this
+ * check existed, or damaged since): one that fails its XSD is never uploaded. It stays queued,
+ * retried at the longest backoff, with the reason on the submission and the document
+ * (`last_submit_error`) for an operator: it is our bug, and the SII would only refuse it.
+ */
+function invalidEnvelope(ctx: AppContext, s: Submission): Outcome | null {
+  const errors = envelopeSchemaErrors(s.service as EnvelopeKind, s.envelope);
+  if (errors.length === 0) return null;
+  ctx.log.error({ submission: s.id, errors: errors.slice(0, 5) }, 'stored envelope fails its XSD; not uploaded');
+  const failure = `the envelope fails XSD validation (a Timbre bug), not uploaded: ${errors.slice(0, 3).join('; ')}`;
+  return { state: 'queued', nextInMs: MAX_BACKOFF_MS, submission: { lastError: failure }, failure };
+}
+
 async function upload(ctx: AppContext, s: Submission, sc: StepContext): Promise<Outcome> {
   const { document, issuer, cert, service } = sc;
+  const invalid = invalidEnvelope(ctx, s);
+  if (invalid) return invalid;
   // Recorded before the call: a crash during the upload must leave a trace (see header). Only
   // while this worker holds the lease: one that lost it never uploads.
   await ctx.db.prisma.$transaction(async (tx) => {

@@ -1,5 +1,5 @@
 /**
- * Time-based events (DESIGN §9), found by a periodic scan in every instance that runs jobs:
+ * Time-based events (docs/design.md §9), found by a periodic scan in every instance that runs jobs:
  * `document.submission_delayed` (live, not received by the SII SUBMISSION_DELAY_ALERT_MS after
  * issue), `caf.expiring` (30 and 7 days before), `certificate.expiring` (30, 7 and 1 days
  * before), `certificate.expired`. Each is written with a dedupe key naming its subject and
@@ -7,7 +7,8 @@
  * subject is first seen already past several thresholds, only the nearest one fires.
  */
 import type { AppContext } from '../context.ts';
-import { santiagoDate } from '../dte/chile-time.ts';
+import { addDays, daysBetween, fromDbDate, toDbDate } from '../dte/calendar-date.ts';
+import { dateOfInstantInSantiago } from '../dte/chile-time.ts';
 import { documentEventData } from './document-state.ts';
 import { recordEvent } from '../events/record.ts';
 
@@ -64,15 +65,16 @@ export async function scanTimeEvents(ctx: AppContext): Promise<number> {
     if (id) written++;
   }
 
-  // CAF ranges with folios left that expire within 30 days.
-  const today = santiagoDate(now);
-  const horizon = new Date(now.getTime() + 31 * DAY_MS);
+  // CAF ranges with folios left that expire within 30 days: a CAF's expiry is a calendar date,
+  // counted in days from today in Santiago.
+  const today = dateOfInstantInSantiago(now);
   const cafs = await ctx.db.prisma.caf.findMany({
-    where: { expiresAt: { not: null, lte: horizon, gte: new Date(`${today}T00:00:00Z`) } },
+    where: { expiresAt: { not: null, lte: toDbDate(addDays(today, 31)), gte: toDbDate(today) } },
   });
   for (const c of cafs) {
     if (c.nextFolio > c.rangeTo || !c.expiresAt) continue;
-    const daysLeft = Math.round((c.expiresAt.getTime() - new Date(`${today}T00:00:00Z`).getTime()) / DAY_MS);
+    const expiresAt = fromDbDate(c.expiresAt);
+    const daysLeft = daysBetween(today, expiresAt);
     const t = reached(CAF_THRESHOLDS, daysLeft);
     if (t === null) continue;
     await write({
@@ -85,7 +87,7 @@ export async function scanTimeEvents(ctx: AppContext): Promise<number> {
         from: c.rangeFrom,
         to: c.rangeTo,
         available: c.rangeTo - c.nextFolio + 1,
-        expires_at: c.expiresAt.toISOString().slice(0, 10),
+        expires_at: expiresAt,
         days_left: daysLeft,
         threshold_days: t,
       },

@@ -29,7 +29,7 @@ export const DEFAULT_TOKEN_TTL_MS = 30 * 60_000;
  * The holder RUT of an X.509 certificate (DER): the SubjectAltName otherName with the SII's
  * OID (docs/sii-reference.md §1); node:crypto shows it only as "othername:<unsupported>".
  */
-export function holderRutOf(der: Buffer): string | null {
+function holderRutOf(der: Buffer): string | null {
   return holderRutOfCertificate(der);
 }
 

@@ -20,7 +20,7 @@ import { fieldOf, parseMultipart } from './multipart.ts';
 import { DUPLICATE_WINDOW_MS } from './processing.ts';
 
 /** The largest file the simulator takes (STATUS 2 above it). */
-export const MAX_UPLOAD_FILE_BYTES = 20 * 1024 * 1024;
+const MAX_UPLOAD_FILE_BYTES = 20 * 1024 * 1024;
 
 interface Recepcion {
   rutSender: string;

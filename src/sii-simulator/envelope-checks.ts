@@ -16,7 +16,7 @@ import type { ReceivedDte } from './received-dte.ts';
 import type { EnvelopeKind, RegisteredIssuer } from './state.ts';
 
 /** The gateway reads lines of at most this many bytes (docs/sii-reference.md §7.3). */
-export const MAX_LINE_BYTES = 4090;
+const MAX_LINE_BYTES = 4090;
 
 const ROOTS: Record<string, EnvelopeKind> = { EnvioDTE: 'dte', EnvioBOLETA: 'boleta' };
 const SCHEMAS = { dte: 'EnvioDTE_v10.xsd', boleta: 'EnvioBOLETA_v11.xsd' } as const;

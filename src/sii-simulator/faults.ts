@@ -9,7 +9,7 @@
  * - `timeout-after-receipt`: the request is handled completely (an upload is received,
  *   processed and gets its track id) but the answer is never written: the socket is held
  *   open until the client gives up, or destroyed after `delayMs` when given. This is the
- *   ambiguous failure of DESIGN §6: the client cannot know whether the SII has the file.
+ *   ambiguous failure of docs/design.md §6: the client cannot know whether the SII has the file.
  *
  * A fault applies to `count` requests (unlimited when absent) whose path matches `paths`
  * (exact paths; a trailing `*` matches a prefix). Without `paths`, `timeout-after-receipt`
@@ -17,9 +17,9 @@
  * own control API (`/sim/…`) is never affected.
  */
 
-export type FaultKind = 'down' | 'slow' | 'http500' | 'timeout-after-receipt';
+type FaultKind = 'down' | 'slow' | 'http500' | 'timeout-after-receipt';
 
-export const FAULT_KINDS: readonly FaultKind[] = ['down', 'slow', 'http500', 'timeout-after-receipt'];
+const FAULT_KINDS: readonly FaultKind[] = ['down', 'slow', 'http500', 'timeout-after-receipt'];
 
 export interface FaultSpec {
   kind: FaultKind;
@@ -31,7 +31,7 @@ export interface FaultSpec {
   paths?: string[];
 }
 
-export const UPLOAD_PATHS = ['/cgi_dte/UPL/DTEUpload', '/recursos/v1/boleta.electronica.envio'];
+const UPLOAD_PATHS = ['/cgi_dte/UPL/DTEUpload', '/recursos/v1/boleta.electronica.envio'];
 
 export const DEFAULT_SLOW_MS = 5_000;
 

@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { normalizeRut } from '../dte/rut.ts';
 
 /** The largest request body the simulator reads (an EnvioDTE of 2000 documents fits). */
-export const MAX_BODY_BYTES = 32 * 1024 * 1024;
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 export class BodyTooLargeError extends Error {}
 

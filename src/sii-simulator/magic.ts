@@ -11,7 +11,7 @@
  */
 import type { SiiError } from './state.ts';
 
-export const MAGIC_RECEIVERS: Readonly<Record<string, SiiError>> = {
+const MAGIC_RECEIVERS: Readonly<Record<string, SiiError>> = {
   '11111111-1': {
     section: 'HED',
     level: 3,

@@ -19,13 +19,7 @@ import { STAMPABLE_TYPES } from './caf-issuer.ts';
 import type { SimContext } from './context.ts';
 import { cookie, htmlReply, mediaType, parseRut, type Reply, reply } from './http-util.ts';
 
-export {
-  CafIssuer,
-  DEFAULT_MAX_FOLIOS_PER_REQUEST,
-  type IssuedCaf,
-  SIMULATOR_CAF_IDK,
-  STAMPABLE_TYPES,
-} from './caf-issuer.ts';
+export { CafIssuer, DEFAULT_MAX_FOLIOS_PER_REQUEST, SIMULATOR_CAF_IDK } from './caf-issuer.ts';
 
 const portalError = (message: string): Reply => htmlReply(200, 'Timbraje Electronico - Error', message);
 

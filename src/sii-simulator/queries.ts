@@ -27,7 +27,7 @@ interface TypeCounts {
 }
 
 /** Per-type counts of an EPR envelope: ACEPTADOS excludes the ones accepted with objections (REPAROS). */
-export function countsOf(documents: readonly DocumentResult[]): TypeCounts[] {
+function countsOf(documents: readonly DocumentResult[]): TypeCounts[] {
   const byType = new Map<number, TypeCounts>();
   for (const d of documents) {
     const c = byType.get(d.type) ?? { type: d.type, informed: 0, accepted: 0, rejected: 0, objections: 0 };
@@ -177,7 +177,7 @@ const DOCUMENT_STATES = {
   ANC: [15, 'Existe Nota de Credito que Anula Documento'],
 } as const;
 
-export type DocumentCode = keyof typeof DOCUMENT_STATES;
+type DocumentCode = keyof typeof DOCUMENT_STATES;
 
 export interface DocumentQuery {
   issuerRut: string;

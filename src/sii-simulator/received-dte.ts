@@ -9,7 +9,7 @@ import { extractDd } from '../dte/ted.ts';
 import { flatten, unescapeXml } from '../dte/xml-text.ts';
 import { parseXml, stripXmlDeclaration } from '../dte/xmldsig.ts';
 
-export interface ReceivedReference {
+interface ReceivedReference {
   /** TpoDocRef as written (a type number or a code such as SET). */
   type: string;
   folio: string;
@@ -21,8 +21,11 @@ export interface ReceivedReference {
   otherRut: string | null;
 }
 
-/** The CAF element a TED carries (DD/CAF), as the SII re-reads it: a CAF without its keys. */
-export type TedCaf = Omit<Caf, 'rs' | 'privateKeyPem'>;
+/**
+ * The CAF element a TED carries (DD/CAF), as the SII re-reads it: a CAF without its keys, its
+ * FA as written (the checks judge it).
+ */
+export type TedCaf = Omit<Caf, 'rs' | 'privateKeyPem' | 'fa'> & { fa: string };
 
 export interface ReceivedTed {
   /** The flattened DD, what FRMT signs. */

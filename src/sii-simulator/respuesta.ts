@@ -10,7 +10,7 @@ import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 
 const RESPUESTA_NS = 'http://www.sii.cl/XMLSchema';
 
-export type Field = readonly [name: string, value: string | number];
+type Field = readonly [name: string, value: string | number];
 
 /** Unsigned answers are built with xmlbuilder2 (escaping and namespaces are its job). */
 function section(root: XMLBuilder, name: 'RESP_HDR' | 'RESP_BODY', list: readonly Field[]): void {

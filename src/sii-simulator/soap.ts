@@ -74,7 +74,7 @@ export function parseSoapCall(text: string): SoapCall {
 }
 
 /** Escapes text as the SII's Axis writes the returned string (quotes included). */
-export function escapeSoapString(text: string): string {
+function escapeSoapString(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 

@@ -102,7 +102,7 @@ export interface RegisteredIssuer {
 }
 
 /** A note (56/61) that modifies an accepted document (QueryEstDte TMx / MMx / ANx). */
-export interface Modification {
+interface Modification {
   noteType: 56 | 61;
   /** CodRef: 1 anula, 2 corrige texto, 3 corrige montos. */
   codRef: 1 | 2 | 3;

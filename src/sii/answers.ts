@@ -1,6 +1,6 @@
 /**
  * Readers of the SII's answers, pure: text in, the SiiClient's types out. Samples of every
- * shape are in test/fixtures/sii/responses (SOURCES.md says which are official). Anything that is not
+ * shape are in test/fixtures/sii/responses (test/fixtures/sii/README.md says which are official). Anything that is not
  * the documented shape is a SiiProtocolError; what an answer *means* for retrying or
  * re-authenticating is decided by the client (src/sii/client.ts).
  */
@@ -20,7 +20,7 @@ import {
 // RESPUESTA: the XML inside every DTEWS answer and the boleta semilla/token answers
 // ---------------------------------------------------------------------------------------------
 
-export interface Respuesta {
+interface Respuesta {
   /** RESP_HDR children by local name (first occurrence). */
   hdr: Map<string, string>;
   /** RESP_BODY children in document order: repeated groups stay in sequence (§7.4). */
@@ -33,7 +33,7 @@ const textOf = (el: Element) => (el.textContent ?? '').trim();
  * `<SII:RESPUESTA><SII:RESP_HDR>…</SII:RESP_HDR><SII:RESP_BODY>…</SII:RESP_BODY></SII:RESPUESTA>`,
  * header and body in either order (the live QueryEstUp answer puts RESP_BODY first, §7.4).
  */
-export function readRespuesta(op: string, xml: string): Respuesta {
+function readRespuesta(op: string, xml: string): Respuesta {
   const root = parseAnswerXml(op, xml);
   if (root.localName !== 'RESPUESTA') throw new SiiProtocolError(`${op}: expected RESPUESTA, got ${root.localName}`);
   const hdrEl = childByLocalName(root, 'RESP_HDR');

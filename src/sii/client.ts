@@ -24,7 +24,7 @@ import { createSession, type SiiClientConfig } from './session.ts';
 import { TokenCache } from './token-cache.ts';
 import type { SiiClient } from './types.ts';
 
-export { SII_USER_AGENT, type SiiClientConfig, signSeed } from './session.ts';
+export type { SiiClientConfig } from './session.ts';
 
 export interface SiiClientOptions {
   config: SiiClientConfig;
@@ -41,7 +41,7 @@ export interface SiiClientOptions {
  * publishes none. A token that dies earlier costs one round trip: the first refusal makes
  * the client authenticate again.
  */
-export const TOKEN_REUSE_MS = 20 * 60_000;
+const TOKEN_REUSE_MS = 20 * 60_000;
 
 export function createSiiClient(opts: SiiClientOptions): SiiClient {
   const clock = opts.clock ?? (() => new Date());

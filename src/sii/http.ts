@@ -1,6 +1,6 @@
 /**
  * The one HTTP exchange of the SII adapter, and the rule that turns a transport failure into
- * one of the SiiClient errors (src/sii/types.ts, DESIGN §6).
+ * one of the SiiClient errors (src/sii/types.ts, docs/design.md §6).
  *
  * node:http(s) is used directly rather than `fetch` because the classification needs to know
  * how far a request got when it failed: a failure before the whole body was handed to the
@@ -18,7 +18,7 @@ import { decodeXmlBytes } from '../dte/xml-text.ts';
 import { SiiAmbiguousError, SiiProtocolError, SiiUnavailableError } from './types.ts';
 
 /** How far a request got: connecting (DNS, TCP, TLS), sending the body, sent, reading the answer. */
-export type RequestPhase = 'connecting' | 'sending' | 'sent' | 'receiving';
+type RequestPhase = 'connecting' | 'sending' | 'sent' | 'receiving';
 
 export interface HttpAnswer {
   status: number;
@@ -46,7 +46,7 @@ export interface SiiHttpRequest {
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 /** A transport failure with the phase it happened in. */
-export class HttpFailure extends Error {
+class HttpFailure extends Error {
   override name = 'HttpFailure';
   constructor(
     message: string,
@@ -63,7 +63,7 @@ export class HttpFailure extends Error {
  * `HttpFailure` on any transport failure, including the timeout (which covers connecting,
  * sending and reading the whole answer).
  */
-export function httpExchange(req: SiiHttpRequest): Promise<HttpAnswer> {
+function httpExchange(req: SiiHttpRequest): Promise<HttpAnswer> {
   const url = new URL(req.url);
   const signal = AbortSignal.timeout(req.timeoutMs);
   const transport = url.protocol === 'https:' ? https : http;
@@ -137,7 +137,7 @@ function describeCause(cause: unknown): string {
 }
 
 /**
- * Sends a request and classifies failures (DESIGN §6):
+ * Sends a request and classifies failures (docs/design.md §6):
  * - nothing or not all of the body left this machine (DNS, refused, TLS, reset while sending)
  *   → SiiUnavailableError, whatever the call;
  * - a read-only call that timed out, was cut, or got a 5xx → SiiUnavailableError;

@@ -4,7 +4,7 @@
  *
  * Built whole, as one Buffer, so the request carries a real Content-Length: the SII gateway
  * reads only the first chunk of a chunked body (~4 KB) and then reports a cut file. The file
- * part holds the envelope bytes exactly as signed (STYLE §8).
+ * part holds the envelope bytes exactly as signed (docs/style.md §8).
  */
 import { randomBytes } from 'node:crypto';
 

@@ -39,7 +39,7 @@ export type SiiClientConfig = Pick<
  * The SII's gateways answer 401 / "no autenticado" to a valid token unless the User-Agent
  * contains `PROG 1.0` (docs/sii-reference.md §7.3, verified live by [SMOY] and [RURAL]). Sent on every call.
  */
-export const SII_USER_AGENT = 'Mozilla/4.0 (compatible; PROG 1.0; Timbre)';
+const SII_USER_AGENT = 'Mozilla/4.0 (compatible; PROG 1.0; Timbre)';
 
 /** A call's answer that says the token is no good; the call is repeated once with a new token. */
 export class TokenRejected {
@@ -178,7 +178,7 @@ export function dateParts(date: string): [string, string, string] {
 
 /**
  * An upload answer that cannot be read came from the SII after it had the whole file: it may
- * have been received, so it is ambiguous rather than a plain protocol error (DESIGN §6).
+ * have been received, so it is ambiguous rather than a plain protocol error (docs/design.md §6).
  */
 export function readUploadAnswer(read: () => UploadResult): UploadResult {
   try {

@@ -12,7 +12,7 @@
  *   caller that saw an old token refused does not throw away a fresh one another caller has
  *   just obtained.
  *
- * One instance per client; no module state (STYLE §1).
+ * One instance per client; no module state (docs/style.md §1).
  */
 
 interface Entry {

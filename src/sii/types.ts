@@ -1,5 +1,5 @@
 /**
- * The one interface between Timbre and the SII (DESIGN §6): authentication is internal to an
+ * The one interface between Timbre and the SII (docs/design.md §6): authentication is internal to an
  * implementation (seed → signed seed → token, cached per certificate and service), callers
  * only upload envelopes and ask for states. The real implementation speaks the SII's SOAP and
  * HTTP (src/sii/client.ts); the local simulator (src/sii-simulator/) answers the same
@@ -119,7 +119,7 @@ export class SiiUnavailableError extends Error {
 
 /**
  * The request was sent but no usable answer came back (timeout or reset after sending, a 5xx
- * to an upload): the SII may have received it. Ask before sending again (DESIGN §6).
+ * to an upload): the SII may have received it. Ask before sending again (docs/design.md §6).
  */
 export class SiiAmbiguousError extends Error {
   override name = 'SiiAmbiguousError';

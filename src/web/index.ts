@@ -1,4 +1,4 @@
-/** The dashboard at /dashboard (DESIGN §10): one encapsulated plugin, its own parsers and errors. */
+/** The dashboard at /dashboard (docs/design.md §10): one encapsulated plugin, its own parsers and errors. */
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { registerDashboardBasics } from './plugin.ts';

@@ -5,15 +5,7 @@ import type { Issuer } from '../admin/issuers.ts';
 import { ROLE_LABELS, rut } from './format.ts';
 import { type Html, html, type Renderable } from './html.ts';
 
-export type NavKey =
-  | 'documentos'
-  | 'emitir'
-  | 'folios'
-  | 'certificado'
-  | 'claves'
-  | 'webhooks'
-  | 'usuarios'
-  | 'configuracion';
+type NavKey = 'documentos' | 'emitir' | 'folios' | 'certificado' | 'claves' | 'webhooks' | 'usuarios' | 'configuracion';
 
 const NAV: { key: NavKey; label: string; ownerOnly?: boolean }[] = [
   { key: 'documentos', label: 'Documentos' },
@@ -34,7 +26,7 @@ export interface PageInput {
   body: Renderable;
 }
 
-export const STATIC = '/dashboard/static';
+const STATIC = '/dashboard/static';
 
 function head(title: string): Html {
   return html`<!doctype html>
@@ -48,7 +40,7 @@ function head(title: string): Html {
 </head>`;
 }
 
-export function envBadge(issuer: Issuer): Html {
+function envBadge(issuer: Issuer): Html {
   return issuer.siiAmbiente === 0
     ? html`<span class="env env-sandbox" title="Los documentos no se envían al SII">SANDBOX</span>`
     : html`<span class="env env-live" title="Los documentos se envían al SII">PRODUCCIÓN</span>`;

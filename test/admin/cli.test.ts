@@ -1,5 +1,5 @@
 /**
- * The operator CLI, command by command, including its refusals (DESIGN §5 Admin). Runs
+ * The operator CLI, command by command, including its refusals (docs/design.md §5 "Admin"). Runs
  * in-process through `runCli` against a fresh database; one test at the end runs the real
  * `npm run cli` entry point as a subprocess.
  */

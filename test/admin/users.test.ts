@@ -1,5 +1,5 @@
 /**
- * Dashboard people (DESIGN §10): passwords, sign-in and its rate limit, sessions (idle and
+ * Dashboard people (docs/design.md §10): passwords, sign-in and its rate limit, sessions (idle and
  * absolute expiry, revocation), one-time sign-in links, and the CLI's `user` commands.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
- * The embedded PostgreSQL from a checkout inside a `0700` directory, as root (issue 12: a clone
- * in root's home failed with "initdb failed: null"). PostgreSQL runs as the unprivileged
+ * The embedded PostgreSQL from a checkout inside a `0700` directory, as root (README "The embedded PostgreSQL": a clone
+ * in root's home once failed with "initdb failed: null"). PostgreSQL runs as the unprivileged
  * `postgres` user, who can neither execute the binaries under such a checkout's node_modules
  * nor enter its data directory: both must be staged where that user can reach them, and the
  * server must start and answer.

@@ -138,13 +138,23 @@ export interface components {
       code: string;
       /** @description The `X-Request-Id` of the request. */
       request_id: string;
-      /** @description For VALIDATION_FAILED: one entry per invalid field. */
+      /** @description For VALIDATION_FAILED (and the 4xx codes that name a field): one entry per invalid field, each with the stable `rule` id it breaks. */
       details?: components["schemas"]["ErrorDetail"][];
     };
     ErrorDetail: {
       /** @description The field, e.g. `items[0].qty`, `query`, `Idempotency-Key`. */
       path: string;
+      /**
+       * @description The stable id of the rule the field breaks (e.g. `text.char_not_allowed`, `date.out_of_range`, `refs.totals_mismatch`): match on it, not on `message`. New ids may be added; an id is never renamed or reused.
+       * @enum {string}
+       */
+      rule: "value.required" | "value.wrong_type" | "value.not_allowed" | "value.invalid" | "object.unknown_key" | "number.not_integer" | "number.too_small" | "number.too_big" | "number.range" | "number.not_positive" | "number.negative" | "number.too_many_decimals" | "number.percent_range" | "string.too_short" | "string.too_long" | "string.format" | "array.too_short" | "array.too_long" | "text.empty" | "text.too_long" | "text.char_not_allowed" | "text.multiline" | "text.encoded_too_long" | "rut.invalid" | "date.invalid" | "date.out_of_range" | "date.range_order" | "date.before_caf" | "email.invalid" | "amount.too_large" | "amount.over_limit" | "amount.discount_zero" | "type.unknown" | "receiver.required" | "receiver.name_required" | "receiver.field_required" | "items.none" | "items.too_many" | "items.price_required" | "items.price_required_on_sale" | "items.all_exempt" | "refs.too_many" | "refs.type_code" | "refs.note_requires_ref" | "refs.date_required" | "refs.code_on_non_tax" | "refs.code_not_on_note" | "refs.text_correction_only_61" | "refs.debit_voids_credit_only" | "refs.credit_voided_by_debit" | "refs.target_type_not_allowed" | "refs.no_tax_document" | "refs.one_tax_document" | "refs.text_correction_amounts" | "refs.not_found" | "refs.receiver_mismatch" | "refs.date_mismatch" | "refs.already_voided" | "refs.voiding_note_exists" | "refs.totals_mismatch" | "refs.credit_exceeds_remaining" | "dispatch.required" | "dispatch.only_type_52" | "dispatch.export_unsupported" | "dispatch.destination_required" | "retention.unsupported" | "retention.only_type_46" | "boleta.no_fma_pago" | "boleta.only" | "boleta.period_required" | "boleta.due_date_required" | "boleta.address_required" | "boleta.identified_buyer_rut" | "boleta.identified_buyer_name" | "boleta.identified_payment_method" | "dispatch.internal_transfer_receiver" | "boleta.period_order" | "password.too_short" | "issuer.activity_code" | "issuer.ambiente" | "folio_alert.type" | "folio_alert.threshold" | "folios.quantity" | "idempotency.key_format" | "url.not_absolute" | "url.scheme" | "url.https_required" | "url.credentials" | "url.not_public" | "url.unresolved" | "live.no_resolution" | "live.no_folios";
+      /** @description The rule, in English (may change; match on `rule`). */
       message: string;
+      /** @description The values `message` names (a limit, a character, a date…), by name, for a client that words the rule in its own language: e.g. `{ "max": 40 }` for `text.too_long`, `{ "char": "U+202E" }` for `text.char_not_allowed`. */
+      params?: {
+        [key: string]: string | number;
+      };
     };
   };
   responses: never;
@@ -249,6 +259,7 @@ export interface operations {
               reason?: string;
               code?: 1 | 2 | 3;
             })[];
+          /** @enum {number} */
           payment?: 1 | 2 | 3;
           dispatch?: {
             transfer_type: number;
@@ -3877,6 +3888,7 @@ export interface operations {
               reason?: string;
               code?: 1 | 2 | 3;
             })[];
+          /** @enum {number} */
           payment?: 1 | 2 | 3;
           dispatch?: {
             transfer_type: number;

@@ -39,6 +39,9 @@ export function testConfig(env: Record<string, string> = {}): Config {
     // Documents are signed in a worker thread, as in production; one per app keeps the cost of
     // starting workers (through tsx) small. Tests of the pool itself choose their own.
     SIGN_WORKERS: '1',
+    // A run against a pooler (scripts/external-postgres.sh) gives the direct server without a
+    // database name: each test file's database is taken from its own URL.
+    ...(process.env.DATABASE_DIRECT_URL ? { DATABASE_DIRECT_URL: process.env.DATABASE_DIRECT_URL } : {}),
     ...env,
   });
 }
@@ -71,7 +74,7 @@ export function bearer(key: string): Record<string, string> {
 }
 
 /** Requests through `app.inject` carrying `key`; headers given per call are added to it. */
-export function keyClient(app: FastifyInstance, key: string): KeyClient {
+function keyClient(app: FastifyInstance, key: string): KeyClient {
   const headers = bearer(key);
   const inject = (opts: InjectOptions) =>
     app.inject({ ...opts, headers: { ...headers, ...(opts.headers as Record<string, string> | undefined) } });

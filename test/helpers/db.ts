@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 
-export function databaseUrl(name: string): string {
+function databaseUrl(name: string): string {
   const u = new URL(inject('adminUrl'));
   u.pathname = `/${name}`;
   return u.toString();

@@ -29,12 +29,12 @@ export const ISSUER: IssuerInfo = {
 
 export const DATE = '2026-03-05';
 export const TSTED = '2026-03-05T10:15:00';
-export const TMST_FIRMA = '2026-03-05T10:15:01';
+const TMST_FIRMA = '2026-03-05T10:15:01';
 
 let signer: { publicKey: KeyObject; privateKey: KeyObject } | undefined;
 
 /** The key that signs the FRMA of generated CAFs (stands in for the SII's). */
-export function cafSigner(): { publicKey: KeyObject; privateKey: KeyObject } {
+function cafSigner(): { publicKey: KeyObject; privateKey: KeyObject } {
   signer ??= generateKeyPairSync('rsa', { modulusLength: 1024 });
   return signer;
 }

@@ -10,7 +10,7 @@ import { createSiiSimulator, type SiiSimulator } from '../../src/sii-simulator/i
 import { bearer, buildTestApp, closeAfterApps, createTestIssuer, createTestKey, type TestApp } from './app.ts';
 import { waitFor } from './time.ts';
 
-export const SENDER_RUT = '13185095-6';
+const SENDER_RUT = '13185095-6';
 
 /** A simulator on a random port, closed after the file's apps (see closeAfterApps). */
 export async function startSimulator(stepDelayMs = 20): Promise<{ sim: SiiSimulator; url: string }> {

@@ -3,7 +3,7 @@
  * XMLDSig, pdftoppm + ZXingReader for the PDF417 stamp.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -17,7 +17,7 @@ function tempFile(name: string, bytes: Buffer): string {
   return path;
 }
 
-export const SCHEMA_DIR = resolve('resources/sii/schemas');
+const SCHEMA_DIR = resolve('resources/sii/schemas');
 
 /** `xmllint --noout --schema <xsd>`; returns stderr on failure. */
 export function xmllint(bytes: Buffer, schemaFile: string): { ok: boolean; output: string } {
@@ -74,8 +74,4 @@ export function pdfPageCount(pdf: Buffer): number {
 export function pdfText(pdf: Buffer): string {
   const file = tempFile('text.pdf', pdf);
   return execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
-}
-
-export function readLatin1(path: string): string {
-  return readFileSync(path, 'latin1');
 }

@@ -1,5 +1,5 @@
 /**
- * Abuse without a key (issue 8): failed attempts are limited per client address before any key
+ * Abuse without a key (README "Hostile input and abuse"): failed attempts are limited per client address before any key
  * or token is looked at; a failed download says nothing about who uses Timbre; PDFs are
  * rendered once and never on the event loop; security headers on every answer; secrets never
  * reach the logs whatever their spelling.

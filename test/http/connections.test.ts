@@ -1,5 +1,5 @@
 /**
- * Connection hygiene (issue 8), on a listening server with small configured limits: a client
+ * Connection hygiene (README "Hostile input and abuse"), on a listening server with small configured limits: a client
  * that sends its headers or its body too slowly is cut off, and connections beyond the cap are
  * closed at once. Conditions are awaited with a deadline, never slept on.
  */

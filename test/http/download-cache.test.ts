@@ -1,5 +1,5 @@
 /**
- * Downloads served from memory (src/file-cache.ts, issue 8): a repeat download reads
+ * Downloads served from memory (src/file-cache.ts, README "Hostile input and abuse"): a repeat download reads
  * no database and gives the very bytes stored; the memory never serves what the database path
  * would refuse — a wrong token, another issuer's key, a deactivated issuer (on this instance
  * or, through the change feed, on another one) — nor a file other than the one stored, after

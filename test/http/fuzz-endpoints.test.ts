@@ -1,5 +1,5 @@
 /**
- * Fuzz across every endpoint (issue 8): methods, paths, query strings, headers and bodies,
+ * Fuzz across every endpoint (README "Hostile input and abuse"): methods, paths, query strings, headers and bodies,
  * hostile and ordinary, with and without keys. The rule: a 500 is a bug, whatever arrives.
  * About half the `emitir` bodies are valid requests of every type with varied quantities,
  * prices, discounts and text, so the run reaches totals, signing, verification and the

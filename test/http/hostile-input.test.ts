@@ -1,5 +1,5 @@
 /**
- * Hostile input (issue 8): what a hostile client sends gets a 4xx naming the problem, never a
+ * Hostile input (README "Hostile input and abuse"): what a hostile client sends gets a 4xx naming the problem, never a
  * 500, and never a stored document or a consumed folio.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-/** POST /api/{rut}/preview (DESIGN §8): same validation and totals as emitir, no folio taken. */
+/** POST /api/{rut}/preview (docs/design.md §8): same validation and totals as emitir, no folio taken. */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

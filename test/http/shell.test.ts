@@ -1,4 +1,4 @@
-/** The HTTP shell: error envelope on every error, request ids, body limits (DESIGN §5). */
+/** The HTTP shell: error envelope on every error, request ids, body limits (docs/design.md §5). */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestTenant, type KeyClient, type TestApp } from '../helpers/app.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Every stored document verifies (issue 8, DESIGN §7), as a property over arbitrary Unicode:
+ * Every stored document verifies (docs/design.md §7), as a property over arbitrary Unicode:
  * any text in any free-text field of any document type gets either a 400 (nothing stored, no
  * folio consumed) or a 200 whose stored document xmlsec1 verifies, whose TED's FRMT verifies
  * over its DD with the CAF key the TED carries, and which holds the accepted text byte-exact.
@@ -115,7 +115,7 @@ function fieldsOf(type: number): Field[] {
   return fields;
 }
 
-/** The hostile classes of issue 8, next to ordinary letters so that many texts are valid. */
+/** The hostile classes of README "Hostile input and abuse", next to ordinary letters so that many texts are valid. */
 const special = fc.constantFrom(
   '\u0000',
   '\t',

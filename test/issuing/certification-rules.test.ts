@@ -1,6 +1,6 @@
 /**
- * Issue 9: the SII's format rules that the XSD does not check, each in a test named after its
- * rule, through the HTTP API with a real database (sandbox issuer). Sources: the SII's "Formato
+ * The SII's format rules that the XSD does not check (README "SII format rules"), each in a test
+ * named after its rule, through the HTTP API with a real database (sandbox issuer). Sources: the SII's "Formato
  * Documentos Tributarios Electrónicos" v2.2 (FMT), "Manual de Muestras Impresas" (MUE) and
  * "Formato Boletas Electrónicas" v4.2 (FMTB).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 9, "done when": for each of the 8 types, a full document issued through the API and
+ * For each of the 8 types, a full document issued through the API and
  * checked field by field against a hand-written expected XML (test/fixtures/expected/, see the
  * README there), not against Timbre's own builder. Only what depends on keys and time is
  * normalised: the XMLDSig Signature, TmstFirma, and the TED's CAF, TSTED and FRMT (written `*`

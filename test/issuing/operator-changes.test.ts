@@ -1,5 +1,5 @@
 /**
- * Operator changes take effect at once on every running instance (issue 12): two service
+ * Operator changes take effect at once on every running instance (README "Operator CLI"): two service
  * instances share one database, and the operator CLI runs as a separate process (the real
  * entry point, `node --import tsx src/cli.ts`), as an operator would run it while the service
  * is up. A certificate import is used by the very next issue on both instances; a revoked key

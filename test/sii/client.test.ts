@@ -527,7 +527,7 @@ describe('DTEUpload (docs/sii-reference.md §7.3)', () => {
     ]);
   });
 
-  // No official sample of STATUS 99 exists (SOURCES.md); the text is the one quoted by [RURAL].
+  // No official sample of STATUS 99 exists (test/fixtures/sii/README.md); the text is the one quoted by [RURAL].
   it('STATUS 99 (already sent): the earlier track id, from TRACKID or from the text', async () => {
     const answer99 = (trackIdElement: string) =>
       '<?xml version="1.0"?>\n<RECEPCIONDTE>\n<RUTSENDER>7880442-4</RUTSENDER>\n<RUTCOMPANY>97975000-5</RUTCOMPANY>\n' +
@@ -792,7 +792,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('error classification (DESIGN §6)', () => {
+describe('error classification (docs/design.md §6)', () => {
   afterEach(() => sii.reset());
 
   it('connection refused → SiiUnavailableError, for a query and for an upload', async () => {

@@ -21,7 +21,7 @@ import { buildTed } from '../../src/dte/ted.ts';
 import { computeDocument } from '../../src/dte/totals.ts';
 import { escapeXml } from '../../src/dte/xml-text.ts';
 import { encodeLatin1, parseXml, signDte, signXml, withXmlDeclaration } from '../../src/dte/xmldsig.ts';
-import { santiagoDate, santiagoTimestamp } from '../../src/dte/chile-time.ts';
+import { dateOfInstantInSantiago, santiagoTimestamp } from '../../src/dte/chile-time.ts';
 import { createSiiSimulator, type SiiSimulator } from '../../src/sii-simulator/index.ts';
 import { factura, RECEIVER, requestFor } from '../helpers/requests.ts';
 
@@ -41,7 +41,7 @@ const SIM_SHIFT_MS = (() => {
   return Math.max(0, (hh * 3600 + mm * 60 + ss - 3600) * 1000);
 })();
 const simClock = () => new Date(Date.now() - SIM_SHIFT_MS);
-const TODAY = santiagoDate(simClock());
+const TODAY = dateOfInstantInSantiago(simClock());
 
 const ISSUER: IssuerInfo = {
   rut: ISSUER_RUT,
@@ -757,7 +757,7 @@ describe('DTEUpload and processing', () => {
     expect(one(anc, 'ERR_CODE')).toBe('15');
   });
 
-  it('issue 9 rule 3: a note on another receiver (REF-2-781) or with a wrong FchRef (REF-2-782) is a reparo', async () => {
+  it('SII format rule 3: a note on another receiver (REF-2-781) or with a wrong FchRef (REF-2-782) is a reparo', async () => {
     const folio = nextFolio33++;
     const original = signedDte(caf33, cert, { request: factura(), folio });
     await uploadAndProcess(envelope('dte', [{ type: 33, xml: original }], cert));

@@ -1,5 +1,5 @@
 /**
- * The layout a newcomer reads (STYLE "The shape"): no import cycles between files of src/, and
+ * The layout a newcomer reads (docs/style.md "The shape"): no import cycles between files of src/, and
  * none between its parts (admin, issuing, dte, sii, …): a helper two parts share lives below
  * both. The layers the README promises hold: the API (http/) and the dashboard (web/) reach the
  * database only through the use cases (admin/, issuing/, events/), and the tax-document domain

@@ -1,6 +1,6 @@
 /**
  * Totals in integer arithmetic (src/dte/totals.ts) against the SII rules: docs/sii-reference.md §4.3
- * (half-up rounding, gross-to-net for boletas), §4.4 (per-type differences) and DESIGN §5.
+ * (half-up rounding, gross-to-net for boletas), §4.4 (per-type differences) and docs/design.md §5.
  * Every expected figure is worked out by hand in the test, never by the code under test.
  */
 import { describe, expect, it } from 'vitest';
@@ -60,7 +60,7 @@ describe('boletas: gross prices, neto back-computed and IVA by subtraction (docs
   });
 });
 
-describe('totals per document type (docs/sii-reference.md §4.4, DESIGN §5)', () => {
+describe('totals per document type (docs/sii-reference.md §4.4, docs/design.md §5)', () => {
   it('33 with taxable and exempt lines: IVA only on the taxable ones', () => {
     // 10 × 1 350 + 2 × 8 990 = 31 480 neto; 31 480 × 19 % = 5 981.2 → 5 981; flete 5 000 exento.
     const doc = compute(requestFor(33));
@@ -169,7 +169,7 @@ describe('a non-default issuer VAT rate is used everywhere', () => {
   });
 });
 
-describe('line amounts: decimal quantities, prices and discounts, half-up (DESIGN §5, [FMT] field 38)', () => {
+describe('line amounts: decimal quantities, prices and discounts, half-up (docs/design.md §5, [FMT] field 38)', () => {
   it.each([
     // qty, price, discount %, MontoItem, DescuentoMonto
     ['1.5', '2400', undefined, 3600, undefined],
@@ -219,7 +219,7 @@ describe('amounts beyond exact integer range are refused, not rounded', () => {
     } catch (e) {
       expect(e).toBeInstanceOf(AppError);
       expect((e as AppError).code).toBe('VALIDATION_FAILED');
-      expect((e as AppError).details).toEqual([{ path, message: 'the amount is too large' }]);
+      expect((e as AppError).details).toEqual([{ path, rule: 'amount.too_large', message: 'the amount is too large' }]);
       return;
     }
     expect.unreachable('no error thrown');

@@ -2,7 +2,7 @@
  * The TED as a PDF417 symbol (docs/sii-reference.md §3.3 digest of the SII's Instructivo and [MUE]).
  *
  * The PDF417 path is the expensive part, so it avoids bwip-js's renderer (its PNG output costs
- * ~190 ms, TOOLCHAIN §5): bwip-js only turns our codewords into the module matrix, and the
+ * ~190 ms, measured): bwip-js only turns our codewords into the module matrix, and the
  * image is a 1-bit PNG written here with node:zlib. See `tedBarcode` for the reasoning.
  */
 import { crc32, deflateSync } from 'node:zlib';
@@ -150,7 +150,7 @@ function symbolPng(pixs: ArrayLike<number>, cols: number, rows: number, px: numb
  * 600 dpi (1200 for the smallest module), each module a whole number of dots, so the printed
  * symbol does not depend on how a viewer or driver antialiases hundreds of tiny rectangles,
  * and the page needs one image draw instead of ~10⁴ path operations. bwip-js only computes the
- * module matrix (`raw`, ~4 ms); its PNG renderer (~190 ms, TOOLCHAIN §5) is not used.
+ * module matrix (`raw`, ~4 ms); its PNG renderer (~190 ms, measured) is not used.
  */
 export function tedBarcode(ted: string, format: PdfFormat): TedBarcode {
   if (/[^\x00-\xff]/.test(ted)) throw new Error('The TED must contain only ISO-8859-1 characters');

@@ -13,10 +13,10 @@ import { ACUSE_LEGEND, printable } from './words.ts';
 
 export interface PdfOptions {
   format: PdfFormat;
-  /** Sandbox documents carry a visible "SANDBOX — SIN VALIDEZ TRIBUTARIA" mark (DESIGN §4). */
+  /** Sandbox documents carry a visible "SANDBOX — SIN VALIDEZ TRIBUTARIA" mark (docs/design.md §4). */
   sandbox: boolean;
   /**
-   * A preview before issuing (DESIGN §8): marked "BORRADOR — SIN FOLIO" instead of the
+   * A preview before issuing (docs/design.md §8): marked "BORRADOR — SIN FOLIO" instead of the
    * sandbox mark, and no PDF417 stamp (there is no TED without a folio).
    */
   draft?: boolean;

@@ -16,8 +16,8 @@ import { letterLayout } from './letter.ts';
 import { rollLayout } from './roll.ts';
 import { cedibleLegend } from './words.ts';
 
-export { type TedBarcode, tedBarcode } from './barcode.ts';
-export { DRAFT_MARK, type PdfFormat, type PdfOptions, SANDBOX_MARK } from './draw.ts';
+export { tedBarcode } from './barcode.ts';
+export { type PdfFormat, type PdfOptions, SANDBOX_MARK } from './draw.ts';
 export { formatAmount, formatDateLong, formatDecimal } from './words.ts';
 
 /**

@@ -1,5 +1,5 @@
 /**
- * PDF rendering off the event loop (issue 8): a small pool of worker threads, started on first
+ * PDF rendering off the event loop (README "Hostile input and abuse"): a small pool of worker threads, started on first
  * use, at most `concurrency` renders at once, further renders queued in order. A 1000-line
  * boleta takes pdfkit well over a second of CPU; on the main thread that second would stall
  * every other request, so downloads could be used to slow every tenant down.
@@ -12,7 +12,7 @@ import type { DteDocument } from '../model.ts';
 import type { PdfFormat } from './index.ts';
 import type { RenderResult, RenderTask } from './worker.ts';
 
-export interface PdfRenderInput {
+interface PdfRenderInput {
   doc: DteDocument;
   ted: string;
   format: PdfFormat;

@@ -74,7 +74,7 @@ export function formatDateShort(iso: string): string {
   return m ? `${m[3]}-${m[2]}-${m[1]}` : iso;
 }
 
-export const peso = (value: number): string => `$ ${formatAmount(value)}`;
+const peso = (value: number): string => `$ ${formatAmount(value)}`;
 
 /** TpoDocRef names ([FMT] table of document types; 801+ are the non-tax codes of §E). */
 const REFERENCE_TYPE_NAMES: Record<string, string> = {
@@ -153,7 +153,7 @@ export function transferText(doc: DteDocument): { transfer?: string; dispatch?: 
   };
 }
 
-export const isExemptType = (t: DteType): boolean => t === 34 || t === 41;
+const isExemptType = (t: DteType): boolean => t === 34 || t === 41;
 
 export interface TotalRow {
   label: string;
@@ -203,10 +203,10 @@ export function discountText(line: DocumentLine): string {
 }
 
 /** FmaPago in words ([FMT] field 13). */
-export const PAYMENT_TEXT: Record<number, string> = { 1: 'Contado', 2: 'Crédito', 3: 'Sin costo (entrega gratuita)' };
+const PAYMENT_TEXT: Record<number, string> = { 1: 'Contado', 2: 'Crédito', 3: 'Sin costo (entrega gratuita)' };
 
 /** MedioPago in words ([FMTB] field 10: "obligatorio imprimir" above 135 UF). */
-export const PAYMENT_METHOD_TEXT: Record<number, string> = {
+const PAYMENT_METHOD_TEXT: Record<number, string> = {
   1: 'Efectivo',
   2: 'Pago electrónico',
   3: 'Transferencia electrónica',

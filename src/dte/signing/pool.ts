@@ -1,5 +1,5 @@
 /**
- * The signing stage off the event loop (issue 11): a pool of `workers` worker threads, each
+ * The signing stage off the event loop (README "Signing off the event loop"): a pool of `workers` worker threads, each
  * running `signStage` (TED, XML, XMLDSig, the last check) for one document at a time; further
  * documents wait in order. With `workers: 0` the stage runs on the calling thread (the CLI,
  * and `SIGN_WORKERS=0`).
@@ -34,7 +34,7 @@ export interface KeyMaterial {
   cafPrivateKey: KeyObject;
 }
 
-export interface SignerStats {
+interface SignerStats {
   /** Worker threads running now. */
   workers: number;
   /** Documents signed (or failed) so far. */
@@ -61,7 +61,7 @@ export interface SignerOptions {
 }
 
 /** Keys a worker (or the in-process store) keeps: far more than the certificates and CAFs in use at once. */
-export const MAX_KEYS = 256;
+const MAX_KEYS = 256;
 
 const ids = new WeakMap<object, string>();
 

@@ -38,7 +38,7 @@ export function signStage({ doc, timestamp }: StageInput, keys: SigningKeys): St
   const { xml, documentId } = buildDteXml(doc, { ted, timestamp });
   const bytes = encodeLatin1(withXmlDeclaration(signDte(xml, documentId, keys.cert)));
   // The bytes about to be stored, re-read by another XML parser (libxml2): XSD, XMLDSig and TED
-  // must verify, or nothing is stored and the folio goes back (DESIGN §7).
+  // must verify, or nothing is stored and the folio goes back (docs/design.md §7).
   const check = verifyStoredDte(bytes, { certificateKey: keys.certificateKey, cafKey: keys.cafKey });
   return check.valid ? { ok: true, ted, bytes } : { ok: false, errors: check.errors };
 }

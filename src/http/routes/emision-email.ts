@@ -1,16 +1,15 @@
-/** POST /api/{rut}/emision_email — e-mail a document to its receiver again (DESIGN §9, owner/editor). */
+/** POST /api/{rut}/emision_email — e-mail a document to its receiver again (docs/design.md §9, owner/editor). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
+import { isEmailAddress } from '../../dte/email-address.ts';
 import { sendDocumentEmail } from '../../issuing/document-email.ts';
 import { requireAuth } from '../auth.ts';
 import { routeDoc } from '../openapi.ts';
+import { ruleIssue } from '../../rules.ts';
 import { commonErrors, errorResponse, rutParams } from '../schemas.ts';
 
-const address = z
-  .string()
-  .max(254)
-  .regex(/^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/, 'must be an e-mail address');
+const address = z.string().refine(isEmailAddress, ruleIssue('email.invalid'));
 
 const body = z.strictObject({
   type: z.number().int().min(1).max(999),

@@ -1,4 +1,4 @@
-/** POST /api/{rut}/emision_estado_dte — a document's state at the SII, asked now (contract §4.3, DESIGN §5). */
+/** POST /api/{rut}/emision_estado_dte — a document's state at the SII, asked now (docs/api.md §4.3, docs/design.md §5). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';

@@ -1,4 +1,4 @@
-/** POST /api/emision_reenviar — send a saved live document to the SII again (contract §4.2, DESIGN §5). */
+/** POST /api/emision_reenviar — send a saved live document to the SII again (docs/api.md §4.2, docs/design.md §5). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';

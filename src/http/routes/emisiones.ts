@@ -1,16 +1,17 @@
-/** GET /api/{rut}/emisiones — list issued documents (contract §4.4, DESIGN §5). */
+/** GET /api/{rut}/emisiones — list issued documents (docs/api.md §4.4, docs/design.md §5). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { refusedCharacter } from '../../dte/xml-text.ts';
 import { ESTADOS_SII } from '../../issuing/document-state.ts';
 import { listDocuments } from '../../issuing/list-documents.ts';
+import { ruleIssue } from '../../rules.ts';
 import { requireAuth } from '../auth.ts';
 import { routeDoc } from '../openapi.ts';
 import { commonErrors, documentSchema, dteTypeQuery, pageSchema, queryDate, queryInt, rutParams } from '../schemas.ts';
 import { issueResponseExample } from './emitir.ts';
 
-/** A list entry (DESIGN §5) as the examples show it; events of a document carry the same. */
+/** A list entry (docs/design.md §5) as the examples show it; events of a document carry the same. */
 export const documentEntryExample = {
   type: 33,
   folio: 1,
@@ -42,7 +43,7 @@ const querystring = z
           // PostgreSQL text cannot hold NUL (22021); no control or other refused character
           // can match a stored name anyway.
           const refused = refusedCharacter(s);
-          if (refused) ctx.addIssue({ code: 'custom', message: `character ${refused} is not allowed` });
+          if (refused) ctx.addIssue({ code: 'custom', ...ruleIssue('text.char_not_allowed', { char: refused }) });
         })
         .optional()
         .meta({ description: "The receiver's RUT or name (case and accents ignored), or an exact folio." }),
@@ -55,7 +56,7 @@ const querystring = z
     },
   )
   .refine((v) => !v.desde || !v.hasta || v.desde <= v.hasta, {
-    message: 'desde must not be after hasta',
+    ...ruleIssue('date.range_order', { from: 'desde', to: 'hasta' }),
     path: ['desde'],
   });
 

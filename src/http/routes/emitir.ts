@@ -1,4 +1,4 @@
-/** POST /api/{rut}/emitir — issue a document (contract §4.1, DESIGN §5). */
+/** POST /api/{rut}/emitir — issue a document (docs/api.md §4.1, docs/design.md §5). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';

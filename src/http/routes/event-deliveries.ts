@@ -1,4 +1,4 @@
-/** GET /api/{rut}/events/{id}/deliveries — the delivery log of one event (DESIGN §9). */
+/** GET /api/{rut}/events/{id}/deliveries — the delivery log of one event (docs/design.md §9). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';

@@ -1,4 +1,4 @@
-/** POST /api/{rut}/events/{id}/redeliver — send an event again (DESIGN §9, owner). */
+/** POST /api/{rut}/events/{id}/redeliver — send an event again (docs/design.md §9, owner). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';

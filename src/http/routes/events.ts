@@ -1,4 +1,4 @@
-/** GET /api/{rut}/events — the issuer's events, newest first (DESIGN §9). */
+/** GET /api/{rut}/events — the issuer's events, newest first (docs/design.md §9). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';

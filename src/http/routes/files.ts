@@ -1,4 +1,4 @@
-/** GET /api/{rut}/pdf/{type}/{folio} and /api/{rut}/xml/{type}/{folio} (contract §4.5, DESIGN §5). */
+/** GET /api/{rut}/pdf/{type}/{folio} and /api/{rut}/xml/{type}/{folio} (docs/api.md §4.5, docs/design.md §5). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';

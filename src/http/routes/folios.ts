@@ -1,4 +1,4 @@
-/** GET /api/{rut}/folios and POST /api/{rut}/folios_sii (contract §4.6, DESIGN §5). */
+/** GET /api/{rut}/folios and POST /api/{rut}/folios_sii (docs/api.md §4.6, docs/design.md §5). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';

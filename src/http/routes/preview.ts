@@ -1,4 +1,4 @@
-/** POST /api/{rut}/preview — validate and compute a document without a folio (DESIGN §8). */
+/** POST /api/{rut}/preview — validate and compute a document without a folio (docs/design.md §8). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
@@ -8,7 +8,7 @@ import { requireAuth } from '../auth.ts';
 import { routeDoc } from '../openapi.ts';
 import { commonErrors, rutParams, totalsSchema } from '../schemas.ts';
 
-export const previewResponseSchema = z.object({
+const previewResponseSchema = z.object({
   ok: z.literal(true),
   env: z.enum(['sandbox', 'live']),
   type: z.number().int(),

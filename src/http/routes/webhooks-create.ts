@@ -1,4 +1,4 @@
-/** POST /api/{rut}/webhooks — add a webhook endpoint; the secret is shown only here (DESIGN §9, owner). */
+/** POST /api/{rut}/webhooks — add a webhook endpoint; the secret is shown only here (docs/design.md §9, owner). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';

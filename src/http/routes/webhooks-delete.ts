@@ -1,4 +1,4 @@
-/** DELETE /api/{rut}/webhooks/{id} — remove a webhook endpoint (DESIGN §9, owner). */
+/** DELETE /api/{rut}/webhooks/{id} — remove a webhook endpoint (docs/design.md §9, owner). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';

@@ -1,4 +1,4 @@
-/** GET /api/{rut}/webhooks — the issuer's webhook endpoints (DESIGN §9; secrets never shown). */
+/** GET /api/{rut}/webhooks — the issuer's webhook endpoints (docs/design.md §9; secrets never shown). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';

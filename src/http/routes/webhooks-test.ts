@@ -1,4 +1,4 @@
-/** POST /api/{rut}/webhooks/{id}/test — send a `ping` now and answer how it went (DESIGN §9, owner). */
+/** POST /api/{rut}/webhooks/{id}/test — send a `ping` now and answer how it went (docs/design.md §9, owner). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';

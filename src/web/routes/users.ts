@@ -84,7 +84,7 @@ export function userRoutes(ctx: AppContext): FastifyPluginAsync {
       } catch (err) {
         if (!(err instanceof AppError) || err.status >= 500) throw err;
         const errors = new Map<string, string>();
-        for (const d of err.details ?? []) if (!errors.has(d.path)) errors.set(d.path, fieldMessage(d.message));
+        for (const d of err.details ?? []) if (!errors.has(d.path)) errors.set(d.path, fieldMessage(d));
         if (!errors.size) errors.set('email', errorMessage(err));
         return render(ctx, reply, { web, issuer, errors, email: f.get('email') }, err.status);
       }
