@@ -19,6 +19,10 @@ import { registerFailureLimit, registerRateLimit } from './http/rate-limit.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import { errorBody, registerErrorHandler, sendError } from './http/error-handler.ts';
 import { emisionesRoute } from './http/routes/emisiones.ts';
+import { recibidoRoute } from './http/routes/recibido.ts';
+import { recibidosRoute } from './http/routes/recibidos.ts';
+import { recibidosFilesRoutes } from './http/routes/recibidos-files.ts';
+import { recibidosUploadRoute } from './http/routes/recibidos-upload.ts';
 import { emisionEstadoDteRoute } from './http/routes/emision-estado-dte.ts';
 import { emisionReenviarRoute } from './http/routes/emision-reenviar.ts';
 import { emitirRoute } from './http/routes/emitir.ts';
@@ -178,6 +182,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(webhooksDeleteRoute(ctx));
   await app.register(webhooksTestRoute(ctx));
   await app.register(previewRoute(ctx));
+  await app.register(recibidosUploadRoute(ctx));
+  await app.register(recibidosRoute(ctx));
+  await app.register(recibidoRoute(ctx));
+  await app.register(recibidosFilesRoutes(ctx));
   await app.register(dashboard(ctx), { prefix: '/dashboard' });
 
   await app.register(async (instance) => {

@@ -4,15 +4,7 @@
  * `{ ok: false, error, code, request_id, details? }`. Domain modules throw these values and
  * never HTTP errors. Add new codes here (SCREAMING_SNAKE), with a status and a default message.
  */
-import {
-  type ErrorDetail,
-  formatPath,
-  type RuleArgs,
-  type RuleId,
-  ruleDetail,
-  type ZodIssueLike,
-  zodDetails,
-} from './rules.ts';
+import { type ErrorDetail, type RuleArgs, type RuleId, ruleDetail, type ZodIssueLike, zodDetails } from './rules.ts';
 
 export const ERROR_CATALOG = {
   // 400 — the request itself is wrong
@@ -92,6 +84,8 @@ export const ERROR_CATALOG = {
   // Events, webhooks and e-mail (src/events/, docs/design.md §9)
   EVENT_NOT_FOUND: { status: 404, message: 'No event with that id exists for this issuer.' },
   WEBHOOK_NOT_FOUND: { status: 404, message: 'No webhook endpoint with that id exists for this issuer.' },
+  RECEIVED_DOCUMENT_NOT_FOUND: { status: 404, message: 'No received document with that issuer, type and folio.' },
+  RECEIVED_ENVELOPE_NOT_FOUND: { status: 404, message: 'No received envelope with that number, or it has no answer.' },
   WEBHOOK_LIMIT_REACHED: { status: 409, message: 'The issuer already has 10 webhook endpoints; delete one first.' },
   WEBHOOK_URL_BLOCKED: {
     status: 422,
@@ -108,7 +102,6 @@ export const ERROR_CATALOG = {
 export type ErrorCode = keyof typeof ERROR_CATALOG;
 
 export type { ErrorDetail };
-export { formatPath };
 
 export class AppError extends Error {
   readonly code: ErrorCode;
@@ -137,7 +130,7 @@ export function validationError<R extends RuleId>(path: string, rule: R, ...args
 }
 
 /** A 400 for every broken field; its message names the first ("items[0].qty: … (and 2 more)"). */
-export function validationFailed(details: ErrorDetail[]): AppError {
+function validationFailed(details: ErrorDetail[]): AppError {
   const first = details[0];
   const summary = first ? `${first.path}: ${first.message}` : undefined;
   const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';

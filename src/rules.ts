@@ -188,7 +188,7 @@ export interface ErrorDetail {
   params?: RuleParams;
 }
 
-export function ruleMessage<R extends RuleId>(id: R, ...args: RuleArgs<R>): string {
+function ruleMessage<R extends RuleId>(id: R, ...args: RuleArgs<R>): string {
   return (RULES[id] as (p?: RuleParams) => string)(args[0] as RuleParams | undefined);
 }
 
@@ -211,7 +211,7 @@ export interface ZodIssueLike {
 }
 
 /** `/items/0/qty` segments → `items[0].qty` */
-export function formatPath(segments: ReadonlyArray<PropertyKey>): string {
+function formatPath(segments: ReadonlyArray<PropertyKey>): string {
   let out = '';
   for (const s of segments) {
     if (typeof s === 'number' || (typeof s === 'string' && /^\d+$/.test(s))) out += `[${String(s)}]`;

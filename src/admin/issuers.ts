@@ -61,7 +61,7 @@ const issuerFieldsSchema = z.object({
 });
 
 /** The fields as callers send them (dates as text), parsed by `issuerFieldsSchema`. */
-export type IssuerFields = z.input<typeof issuerFieldsSchema>;
+type IssuerFields = z.input<typeof issuerFieldsSchema>;
 
 const createSchema = issuerFieldsSchema
   .partial({

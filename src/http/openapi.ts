@@ -361,6 +361,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'documents', description: 'Issue, list, download and follow tax documents.' },
         { name: 'folios', description: 'CAF folio ranges.' },
         {
+          name: 'received',
+          description: "Documents suppliers send to the issuer: the receiver's checks, the answer, the files.",
+        },
+        {
           name: 'events',
           description:
             'What happened to documents, folios, the certificate and e-mails, newest first; each event is the body its webhook deliveries carry.',

@@ -27,7 +27,7 @@ import helmet from 'helmet';
 
 type Directives = Record<string, string[]>;
 
-export const API_CONTENT_SECURITY_POLICY: Directives = {
+const API_CONTENT_SECURITY_POLICY: Directives = {
   defaultSrc: ["'self'"],
   baseUri: ["'self'"],
   fontSrc: ["'self'", 'data:'],

@@ -24,7 +24,7 @@ export interface Preview {
 }
 
 /** A preview warning: a rule id of src/rules.ts with its English text (and its params). */
-export type PreviewWarning = Omit<ErrorDetail, 'path'>;
+type PreviewWarning = Omit<ErrorDetail, 'path'>;
 
 function warning<R extends RuleId>(id: R, ...args: RuleArgs<R>): PreviewWarning {
   const { path: _, ...rest } = ruleDetail('', id, ...args);

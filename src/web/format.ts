@@ -105,6 +105,8 @@ const EVENT_LABELS: Record<string, string> = {
   'email.failed': 'Correo no enviado',
   ping: 'Prueba (ping)',
   'webhook.disabled': 'Webhook desactivado',
+  'received.document': 'Documento recibido',
+  'received.refused': 'Recepción rechazada',
 };
 
 export function eventLabel(type: string): string {

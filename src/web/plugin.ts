@@ -55,7 +55,7 @@ declare module 'fastify' {
  * (`a=%E0%A4%A`, `promo=100%` set by another application on the same host) is kept as given,
  * never an error, so a stray cookie cannot make the dashboard answer 500.
  */
-export function cookies(request: FastifyRequest): Map<string, string> {
+function cookies(request: FastifyRequest): Map<string, string> {
   const out = new Map<string, string>();
   for (const [name, value] of Object.entries(request.cookies ?? {})) if (value !== undefined) out.set(name, value);
   return out;

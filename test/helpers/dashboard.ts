@@ -7,7 +7,7 @@ import type { TestApp } from './app.ts';
 const PASSWORD = 'contraseña suficientemente larga';
 let users = 0;
 
-export function cookieOf(setCookie: string | string[] | undefined, name: string): string {
+function cookieOf(setCookie: string | string[] | undefined, name: string): string {
   const c = ([] as string[]).concat(setCookie ?? []).find((x) => x.startsWith(`${name}=`)) ?? '';
   return c.split(';')[0] ?? '';
 }
