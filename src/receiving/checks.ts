@@ -143,6 +143,8 @@ function declaredEncoding(bytes: Buffer): string | null {
   return /^\uFEFF?\s*<\?xml[^>]*encoding=["']([^"']+)["']/i.exec(head)?.[1]?.toLowerCase() ?? null;
 }
 
+const KNOWN_ENCODINGS = /^(iso-8859-1|iso_8859-1|latin-?1|l1|windows-1252|cp1252|utf-?8|us-ascii|ascii)$/;
+
 interface Decoded {
   text: string;
   /** One character per byte (ISO-8859-1, windows-1252): text offsets are byte offsets. */
@@ -288,6 +290,16 @@ export async function checkReceived(bytes: Buffer, ctx: CheckContext): Promise<E
     );
   }
   checks.push(pass('size', `${bytes.length} bytes`));
+  // Only the encodings both parsers here read alike: another (UTF-16, UTF-7, EBCDIC …) could
+  // show one parser a DTD or a document the other does not see.
+  const declared = declaredEncoding(bytes);
+  if ((declared && !KNOWN_ENCODINGS.test(declared)) || bytes[0] === 0xfe || bytes[0] === 0xff || bytes[0] === 0) {
+    return refuse(
+      ESTADO_RECEP_ENV.UNREADABLE,
+      'readable',
+      `codificación no admitida (${declared ?? 'UTF-16'}); se aceptan ISO-8859-1, windows-1252 y UTF-8`,
+    );
+  }
   const { text, singleByte } = decodeReceived(bytes);
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) {
     return refuse(
