@@ -11,9 +11,7 @@
  * that were signed.
  */
 import type { Element } from '@xmldom/xmldom';
-import type { Caf } from '../dte/caf.ts';
-import { extractDd } from '../dte/ted.ts';
-import { flatten, unescapeXml } from '../dte/xml-text.ts';
+import { type ReadTed, readTed } from '../dte/ted-read.ts';
 import { parseXml, stripXmlDeclaration } from '../dte/xmldsig.ts';
 
 export interface ReceivedLine {
@@ -32,22 +30,6 @@ export interface ReceivedReference {
   date: string;
   code: string | null;
   reason: string | null;
-}
-
-/** The CAF inside a TED (DD/CAF): its public parts, what FRMA signs, FRMA itself. */
-type TedCaf = Pick<Caf, 're' | 'td' | 'from' | 'to' | 'idk' | 'modulus' | 'exponent' | 'frma' | 'daXml'>;
-
-interface ReceivedTed {
-  /** The flattened DD: what FRMT signs. */
-  dd: string;
-  re: string;
-  td: string;
-  f: string;
-  fe: string;
-  rr: string;
-  mnt: string;
-  frmt: string;
-  caf: TedCaf | null;
 }
 
 export interface ReceivedDte {
@@ -70,7 +52,7 @@ export interface ReceivedDte {
   totalText: string;
   lines: ReceivedLine[];
   refs: ReceivedReference[];
-  ted: ReceivedTed | null;
+  ted: ReadTed | null;
 }
 
 const DOCUMENT_ELEMENTS = ['Documento', 'Liquidacion', 'Exportaciones'];
@@ -99,64 +81,6 @@ function countIds(el: Element, id: string): number {
   let n = el.getAttribute('ID') === id ? 1 : 0;
   for (const c of childElements(el)) n += countIds(c, id);
   return n;
-}
-
-/** The first `<name>…</name>` of a flattened fragment, entities kept as written. */
-function raw(fragment: string, name: string): string | null {
-  return new RegExp(`<${name}(?:\\s[^>]*)?>([^<]*)</${name}>`).exec(fragment)?.[1] ?? null;
-}
-
-function parseTedCaf(dd: string): TedCaf | null {
-  const cafXml = /<CAF\b[^>]*>[\s\S]*<\/CAF>/.exec(dd)?.[0];
-  const daXml = cafXml ? /<DA>[\s\S]*<\/DA>/.exec(cafXml)?.[0] : undefined;
-  if (!cafXml || !daXml) return null;
-  const v = {
-    re: raw(daXml, 'RE'),
-    td: raw(daXml, 'TD'),
-    from: raw(daXml, 'D'),
-    to: raw(daXml, 'H'),
-    idk: raw(daXml, 'IDK'),
-    modulus: raw(daXml, 'M'),
-    exponent: raw(daXml, 'E'),
-    frma: raw(cafXml.slice(cafXml.indexOf('</DA>')), 'FRMA'),
-  };
-  if (Object.values(v).some((x) => x === null)) return null;
-  const s = v as Record<keyof typeof v, string>;
-  return {
-    re: unescapeXml(s.re).trim(),
-    td: Number(s.td),
-    from: Number(s.from),
-    to: Number(s.to),
-    idk: Number(s.idk),
-    modulus: s.modulus.trim(),
-    exponent: s.exponent.trim(),
-    frma: s.frma.replace(/\s+/g, ''),
-    daXml: flatten(daXml),
-  };
-}
-
-function parseTed(dteText: string): ReceivedTed | null {
-  const tedText = /<TED\b[^>]*>[\s\S]*?<\/TED>/.exec(dteText)?.[0];
-  const dd = tedText ? extractDd(tedText) : null;
-  if (!tedText || !dd) return null;
-  // DD's own fields come before the CAF inside it (DTE_v10.xsd TED/DD sequence).
-  const cafAt = dd.search(/<CAF\b/);
-  const head = cafAt < 0 ? dd : dd.slice(0, cafAt);
-  const fields = ['RE', 'TD', 'F', 'FE', 'RR', 'MNT'].map((n) => raw(head, n));
-  const frmt = raw(tedText.replace(/>\s+</g, '><'), 'FRMT');
-  if (fields.some((f) => f === null) || frmt === null) return null;
-  const [re, td, f, fe, rr, mnt] = fields as [string, string, string, string, string, string];
-  return {
-    dd,
-    re: unescapeXml(re).trim(),
-    td: td.trim(),
-    f: f.trim(),
-    fe: fe.trim(),
-    rr: unescapeXml(rr).trim(),
-    mnt: mnt.trim(),
-    frmt: frmt.replace(/\s+/g, ''),
-    caf: parseTedCaf(dd),
-  };
 }
 
 /** Reads a DTE cut out of an envelope (or uploaded alone); null when it is not a readable DTE. */
@@ -214,6 +138,6 @@ export function readDte(text: string): ReceivedDte | null {
         code: orNull(textOf(child(r, 'CodRef'))),
         reason: orNull(textOf(child(r, 'RazonRef'))),
       })),
-    ted: parseTed(text),
+    ted: readTed(text),
   };
 }

@@ -17,7 +17,8 @@ import { compareDates, isRealDate } from '../dte/calendar-date.ts';
 import { cafExpiresAt, cafPublicKey, type TrustedCafKey, verifyCafSignature } from '../dte/caf.ts';
 import { verifyDte } from '../dte/xmldsig.ts';
 import { magicReceiverError } from './magic.ts';
-import type { ReceivedDte, ReceivedTed, TedCaf } from './received-dte.ts';
+import type { ReadTed as ReceivedTed, TedCaf } from '../dte/ted-read.ts';
+import type { ReceivedDte } from './received-dte.ts';
 import type { DocumentEstado, DocumentRegistry, DocumentResult, SiiError } from './state.ts';
 
 /** Document types of electronic documents, which a note's reference must find received (REF-3-750). */

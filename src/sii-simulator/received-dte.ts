@@ -1,12 +1,6 @@
-/**
- * A DTE as the SII reads it out of an envelope: cut out verbatim (docs/sii-reference.md §5.1) and parsed
- * alone, with the fields the checks compare (IdDoc, Emisor, Receptor, Totales, Referencia, TED).
- */
-import type { Caf } from '../dte/caf.ts';
 import { createHash } from 'node:crypto';
 import type { Element } from '@xmldom/xmldom';
-import { extractDd } from '../dte/ted.ts';
-import { flatten, unescapeXml } from '../dte/xml-text.ts';
+import { type ReadTed, readTed } from '../dte/ted-read.ts';
 import { parseXml, stripXmlDeclaration } from '../dte/xmldsig.ts';
 
 interface ReceivedReference {
@@ -19,25 +13,6 @@ interface ReceivedReference {
   date: string;
   /** RUTOtr: the referenced document belongs to another taxpayer. */
   otherRut: string | null;
-}
-
-/**
- * The CAF element a TED carries (DD/CAF), as the SII re-reads it: a CAF without its keys, its
- * FA as written (the checks judge it).
- */
-export type TedCaf = Omit<Caf, 'rs' | 'privateKeyPem' | 'fa'> & { fa: string };
-
-export interface ReceivedTed {
-  /** The flattened DD, what FRMT signs. */
-  dd: string;
-  re: string;
-  td: string;
-  f: string;
-  fe: string;
-  rr: string;
-  mnt: string;
-  frmt: string;
-  caf: TedCaf | null;
 }
 
 export interface ReceivedDte {
@@ -55,7 +30,7 @@ export interface ReceivedDte {
   total: string;
   refs: ReceivedReference[];
   /** Null when the document carries no TED, or one that cannot be read. */
-  ted: ReceivedTed | null;
+  ted: ReadTed | null;
 }
 
 function childElements(el: Element): Element[] {
@@ -75,66 +50,6 @@ function at(el: Element | null, ...path: string[]): Element | null {
 }
 
 const textOf = (el: Element | null): string => (el?.textContent ?? '').trim();
-
-/** The first `<name>…</name>` of a flattened fragment, entities kept as written. */
-function raw(fragment: string, name: string): string | null {
-  return new RegExp(`<${name}(?:\\s[^>]*)?>([^<]*)</${name}>`).exec(fragment)?.[1] ?? null;
-}
-
-function parseTedCaf(dd: string): TedCaf | null {
-  const cafXml = /<CAF\b[^>]*>[\s\S]*<\/CAF>/.exec(dd)?.[0];
-  const daXml = cafXml ? /<DA>[\s\S]*<\/DA>/.exec(cafXml)?.[0] : undefined;
-  if (!cafXml || !daXml) return null;
-  const values = {
-    re: raw(daXml, 'RE'),
-    td: raw(daXml, 'TD'),
-    from: raw(daXml, 'D'),
-    to: raw(daXml, 'H'),
-    fa: raw(daXml, 'FA'),
-    idk: raw(daXml, 'IDK'),
-    modulus: raw(daXml, 'M'),
-    exponent: raw(daXml, 'E'),
-    frma: raw(cafXml.slice(cafXml.indexOf('</DA>')), 'FRMA'),
-  };
-  if (Object.values(values).some((v) => v === null)) return null;
-  const v = values as Record<keyof typeof values, string>;
-  return {
-    re: unescapeXml(v.re).trim(),
-    td: Number(v.td),
-    from: Number(v.from),
-    to: Number(v.to),
-    fa: v.fa.trim(),
-    idk: Number(v.idk),
-    modulus: v.modulus.trim(),
-    exponent: v.exponent.trim(),
-    frma: v.frma.replace(/\s+/g, ''),
-    daXml: flatten(daXml),
-    cafXml: flatten(cafXml),
-  };
-}
-
-function parseTed(dteText: string): ReceivedTed | null {
-  const tedText = /<TED\b[^>]*>[\s\S]*?<\/TED>/.exec(dteText)?.[0];
-  const dd = tedText ? extractDd(tedText) : null;
-  if (!tedText || !dd) return null;
-  // DD's own fields come before the CAF inside it (DTE_v10.xsd TED/DD sequence).
-  const head = dd.slice(0, dd.search(/<CAF\b/) < 0 ? dd.length : dd.search(/<CAF\b/));
-  const fields = ['RE', 'TD', 'F', 'FE', 'RR', 'MNT'].map((n) => raw(head, n));
-  const frmt = raw(tedText.replace(/>\s+</g, '><'), 'FRMT');
-  if (fields.some((f) => f === null) || frmt === null) return null;
-  const [re, td, f, fe, rr, mnt] = fields as string[];
-  return {
-    dd,
-    re: unescapeXml(re!),
-    td: td!,
-    f: f!,
-    fe: fe!,
-    rr: unescapeXml(rr!),
-    mnt: mnt!,
-    frmt: frmt.replace(/\s+/g, ''),
-    caf: parseTedCaf(dd),
-  };
-}
 
 /** Reads a DTE cut out of an envelope; null when it is not a readable DTE. */
 export function readDte(text: string): ReceivedDte | null {
@@ -177,6 +92,6 @@ export function readDte(text: string): ReceivedDte | null {
     receiverRut: textOf(at(documento, 'Encabezado', 'Receptor', 'RUTRecep')),
     total: textOf(at(documento, 'Encabezado', 'Totales', 'MntTotal')),
     refs,
-    ted: parseTed(text),
+    ted: readTed(text),
   };
 }
