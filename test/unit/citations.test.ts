@@ -72,7 +72,7 @@ const FOREIGN: [RegExp, string][] = [
   [/\bDASHBOARD\.md/, 'DASHBOARD.md'],
   [/\bSOURCES\.md/, 'SOURCES.md'],
   [/\bTOOLCHAIN\b/, 'TOOLCHAIN'],
-  [/\b[Ii]ssue \d+\b/, 'an issue number'],
+  [/\b[Ii]ssues? #?\d+\b/, 'an issue number'],
   [/\bRule \d+\b/, 'a bare rule number (write "SII format rule N")'],
 ];
 
@@ -134,6 +134,7 @@ describe('citations', () => {
       '// (docs/design.md §42) (docs/nowhere.md §1) (docs/design.md §2, §99) docs/dashboard.md "Nothing"',
       '// (docs/design.md §7 "words not there") README "No such heading" SII format rule 99',
       '// DESIGN §5, STYLE §1, contract §4.2, DASHBOARD.md, SOURCES.md, issue 8, Rule 3, TOOLCHAIN §5',
+      '// (issues 11 and 14)',
     ].join('\n');
     const problems = citationProblems('x.ts', text).map((p) => p.replace(/^x\.ts:\d+: /, ''));
     expect(problems.sort()).toEqual(
@@ -145,6 +146,7 @@ describe('citations', () => {
         'cites SOURCES.md ("SOURCES.md"), which the repository does not have',
         'cites TOOLCHAIN ("TOOLCHAIN"), which the repository does not have',
         'cites an issue number ("issue 8"), which the repository does not have',
+        'cites an issue number ("issues 11"), which the repository does not have',
         'cites a bare rule number (write "SII format rule N") ("Rule 3"), which the repository does not have',
         'docs/design.md has no section §42',
         'docs/nowhere.md does not exist',
