@@ -8,6 +8,7 @@
  *   quoted phrase right after it (`§7 "every stored document verifies"`) appears in that section;
  * - `docs/<name>.md "Layout"` and `README "Hostile input and abuse"`: a heading starting so;
  * - `SII format rule 9`: item 9 of the README's "SII format rules" list.
+ * A path right after a source tag or "its" (`[RURAL] \`docs/…\``) is another repository's file.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -15,7 +16,7 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve('.');
 const SELF = resolve('test/unit/citations.test.ts');
-const SCANNED = ['src', 'test', 'bench', 'scripts', 'prisma/schema.prisma'];
+const SCANNED = ['src', 'test', 'bench', 'scripts', 'prisma/schema.prisma', 'resources', 'docs', 'README.md'];
 const SKIPPED = new Set(['src/generated', 'test/fixtures', 'test/generated']);
 const TEXT = /\.(ts|mts|mjs|js|sh|css|md|prisma)$/;
 
@@ -87,6 +88,9 @@ function citationProblems(file: string, text: string): string[] {
   }
   const doc = /\b(docs\/[\w.-]+\.md|README(?:\.md)?)\b((?:,? (?:and )?§[\d.]*\d)+)?(?: "([^"\n]+)")?/g;
   for (const m of text.matchAll(doc)) {
+    // Another repository's file, named after its source tag or "its": `[RURAL] \`docs/…\``.
+    const before = text.slice(text.lastIndexOf('\n', m.index) + 1, m.index);
+    if (/(\[[A-Z-]+\]|\bits) `?$/.test(before)) continue;
     const name = m[1]!.startsWith('README') ? 'README.md' : m[1]!;
     const numbers = [...(m[2] ?? '').matchAll(/§([\d.]*\d)/g)].map((n) => n[1]!);
     const quoted = m[3];
@@ -119,7 +123,7 @@ function citationProblems(file: string, text: string): string[] {
 }
 
 describe('citations', () => {
-  it('every citation in src, test, bench and scripts resolves to the repository', () => {
+  it('every citation in src, test, bench, scripts, resources, docs and the README resolves to the repository', () => {
     const problems = SCANNED.flatMap((p) => filesUnder(join(ROOT, p)))
       .filter((f) => f !== SELF)
       .flatMap((f) => citationProblems(relative(ROOT, f), readFileSync(f, 'utf8')));
@@ -135,6 +139,7 @@ describe('citations', () => {
       '// (docs/design.md §7 "words not there") README "No such heading" SII format rule 99',
       '// DESIGN §5, STYLE §1, contract §4.2, DASHBOARD.md, SOURCES.md, issue 8, Rule 3, TOOLCHAIN §5',
       '// (issues 11 and 14)',
+      '// [RURAL] `docs/THEIRS.md` and its `docs/OTHER.md` are files of other repositories',
     ].join('\n');
     const problems = citationProblems('x.ts', text).map((p) => p.replace(/^x\.ts:\d+: /, ''));
     expect(problems.sort()).toEqual(
