@@ -5,6 +5,7 @@
  * after a warm-up, and each case reports p50/p99 and the `total` it answered.
  */
 import type pg from 'pg';
+import { addDays, type CalendarDate } from '../src/dte/calendar-date.ts';
 import { percentile } from './harness.ts';
 
 export interface ListCase {
@@ -20,19 +21,13 @@ export interface ListMeasure extends ListCase {
   max: number;
 }
 
-function addDays(day: string, n: number): string {
-  const d = new Date(`${day}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + n);
-  return d.toISOString().slice(0, 10);
-}
-
 /** About three months a year ago, starting and ending inside a month (partial months at both ends). */
-function yearAgo(today: string): { from: string; to: string } {
+function yearAgo(today: CalendarDate): { from: CalendarDate; to: CalendarDate } {
   return { from: addDays(today, -400), to: addDays(today, -310) };
 }
 
 /** The fragments exist among the seeded receivers (bench/seed-documents.ts). */
-export function listCases(today: string, seededFolio: number): ListCase[] {
+export function listCases(today: CalendarDate, seededFolio: number): ListCase[] {
   const { from, to } = yearAgo(today);
   const range = `desde=${from}&hasta=${to}`;
   return [
@@ -55,7 +50,7 @@ export function listCases(today: string, seededFolio: number): ListCase[] {
 }
 
 /** Filters whose exact count(*) is timed in SQL, to show what the counters save. */
-export function countCases(today: string): Array<{ label: string; where: string }> {
+export function countCases(today: CalendarDate): Array<{ label: string; where: string }> {
   const { from, to } = yearAgo(today);
   return [
     { label: 'no filter', where: 'true' },

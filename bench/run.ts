@@ -30,7 +30,7 @@ import { computeDocument } from '../src/dte/totals.ts';
 import { signDte } from '../src/dte/xmldsig.ts';
 import { ensureEmbeddedPostgres } from '../src/db/embedded.ts';
 import { computeDv } from '../src/dte/rut.ts';
-import { santiagoDate } from '../src/dte/chile-time.ts';
+import { dateOfInstantInSantiago } from '../src/dte/chile-time.ts';
 import { countCases, type ListMeasure, listCases, measureList, timeCountStar } from './list.ts';
 import { seedDocuments } from './seed-documents.ts';
 import { downloadsBenchmark, downloadsSection } from './downloads.ts';
@@ -215,7 +215,7 @@ async function listBenchmark(env: Record<string, string>): Promise<ListReport> {
       issuerId,
       count: LIST_DOCS,
       days: 3 * 365,
-      today: santiagoDate(new Date()),
+      today: dateOfInstantInSantiago(new Date()),
       log: console.log,
     });
     console.log(seeded);
@@ -227,9 +227,9 @@ async function listBenchmark(env: Record<string, string>): Promise<ListReport> {
       'SELECT folio FROM documents WHERE issuer_id = $1 AND type = 33 ORDER BY folio DESC LIMIT 1 OFFSET 1000',
       [issuerId],
     );
-    const cases = listCases(santiagoDate(new Date()), rows[0]?.folio ?? 1);
+    const cases = listCases(dateOfInstantInSantiago(new Date()), rows[0]?.folio ?? 1);
     const countStar = [];
-    for (const c of countCases(santiagoDate(new Date()))) {
+    for (const c of countCases(dateOfInstantInSantiago(new Date()))) {
       countStar.push({ label: c.label, ms: await timeCountStar(db, issuerId, c.where) });
     }
     const before = loadavg();
@@ -545,7 +545,7 @@ async function main() {
   }
 
   const cpu = cpus()[0]?.model ?? 'unknown';
-  const day = started.toISOString().slice(0, 10);
+  const day = dateOfInstantInSantiago(started);
   const issuingLoad = issuingLoadBefore ? `${fmtLoad(issuingLoadBefore)} before, ${fmtLoad(loadavg())} after` : '';
   const fresh: Record<SectionKey, string | null> = {
     summary: null,

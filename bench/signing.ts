@@ -12,6 +12,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:cry
 import { loadavg } from 'node:os';
 import { cafPublicKey, generateCaf, parseCaf } from '../src/dte/caf.ts';
 import { generateTestCertificate, parsePkcs12 } from '../src/dte/certificate.ts';
+import { dateOfInstantInSantiago } from '../src/dte/chile-time.ts';
 import { buildDteXml } from '../src/dte/dte-xml.ts';
 import { issueRequestSchema } from '../src/dte/issue-request.ts';
 import type { DteDocument } from '../src/dte/model.ts';
@@ -210,5 +211,5 @@ The floor inside the stage is the two RSA signatures (2048-bit ~0.35 ms, 512-bit
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const report = await signingStageBenchmark();
-  console.log(signingStageSection(report, new Date().toISOString().slice(0, 10)));
+  console.log(signingStageSection(report, dateOfInstantInSantiago(new Date())));
 }

@@ -36,6 +36,7 @@ import { parseConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { ensureEmbeddedPostgres } from '../src/db/embedded.ts';
 import { applyMigrations, MIGRATIONS_DIR } from '../src/db/migrate.ts';
+import { dateOfInstantInSantiago } from '../src/dte/chile-time.ts';
 import { computeDv } from '../src/dte/rut.ts';
 import { searchable } from '../src/issuing/document-view.ts';
 import { BENCH_ISSUER, BENCH_RECEIVER } from './fixtures.ts';
@@ -357,7 +358,7 @@ async function measure(url: string, templates: Template[], round: number): Promi
         receiver_name, search_text, net, exempt, vat, vat_rate, total, request, model, signed_xml, ted,
         public_token, estado_sii, created_at, updated_at)
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22)`;
-    const today = new Date().toISOString().slice(0, 10);
+    const today = dateOfInstantInSantiago(new Date());
     const insert = (i: number) => {
       const t = templates[i % templates.length]!;
       const r = i % 10 === 9 ? fresh[i]! : known[(i * 7919) % RECEIVERS]!;
@@ -535,7 +536,7 @@ async function main() {
     const fmt = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
     const section = `## Write path: what each index and trigger costs
 
-Measured on ${started.toISOString().slice(0, 10)} with \`npm run bench:write-path\` (bench/write-path.ts); load average (1 / 5 / 15 min) ${fmt(loadBefore)} before, ${fmt(loadAfter)} after. ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, embedded PostgreSQL 18 (default settings). Each figure: ${INSERTS} documents inserted one per transaction through plain SQL (one prepared INSERT, every column a parameter, as issuing sends them) into a fresh database already holding ${PREFILL.toLocaleString('en')} documents over ${RECEIVERS.toLocaleString('en')} receivers; the rows are copies of a 10-line factura and a boleta really issued through the service in the same run (signed XML, TED, request, model), dated today, 1 in 10 to a receiver the issuer never had. **CPU per insert** is the PostgreSQL backend's time on the CPU from \`/proc/<pid>/schedstat\` (ns), divided by the inserts: everything PostgreSQL does for them, parse, heap and TOAST, indexes, triggers, WAL, commit. The other PostgreSQL processes (WAL writer, checkpointer, autovacuum) are in their own column. Each variant was measured ${ROUNDS} times, each time next to a measurement of the "before" schema (in random order, variants shuffled per round): "vs before" is the median of those paired differences (each pair's in the last column), which cancels most of the shared machine's drift; the absolute figures are medians too. The WAL written per insert (\`pg_current_wal_insert_lsn()\` before and after) does not depend on the machine's load: it shows each index's and trigger's write volume even where the CPU differences drown in the noise. Sessions commit with \`synchronous_commit = off\`, so a run is not paced by the disk's fsync (the WAL writer then flushes: its CPU is in "other PG processes").
+Measured on ${dateOfInstantInSantiago(started)} with \`npm run bench:write-path\` (bench/write-path.ts); load average (1 / 5 / 15 min) ${fmt(loadBefore)} before, ${fmt(loadAfter)} after. ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, embedded PostgreSQL 18 (default settings). Each figure: ${INSERTS} documents inserted one per transaction through plain SQL (one prepared INSERT, every column a parameter, as issuing sends them) into a fresh database already holding ${PREFILL.toLocaleString('en')} documents over ${RECEIVERS.toLocaleString('en')} receivers; the rows are copies of a 10-line factura and a boleta really issued through the service in the same run (signed XML, TED, request, model), dated today, 1 in 10 to a receiver the issuer never had. **CPU per insert** is the PostgreSQL backend's time on the CPU from \`/proc/<pid>/schedstat\` (ns), divided by the inserts: everything PostgreSQL does for them, parse, heap and TOAST, indexes, triggers, WAL, commit. The other PostgreSQL processes (WAL writer, checkpointer, autovacuum) are in their own column. Each variant was measured ${ROUNDS} times, each time next to a measurement of the "before" schema (in random order, variants shuffled per round): "vs before" is the median of those paired differences (each pair's in the last column), which cancels most of the shared machine's drift; the absolute figures are medians too. The WAL written per insert (\`pg_current_wal_insert_lsn()\` before and after) does not depend on the machine's load: it shows each index's and trigger's write volume even where the CPU differences drown in the noise. Sessions commit with \`synchronous_commit = off\`, so a run is not paced by the disk's fsync (the WAL writer then flushes: its CPU is in "other PG processes").
 
 | variant | CPU per insert ms | vs before (paired) ms | WAL per insert bytes | WAL vs before | other PG processes ms | wall per insert ms | paired differences (CPU ms) |
 |---|---|---|---|---|---|---|---|

@@ -19,6 +19,10 @@ import { registerFailureLimit, registerRateLimit } from './http/rate-limit.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import { errorBody, registerErrorHandler, sendError } from './http/error-handler.ts';
 import { emisionesRoute } from './http/routes/emisiones.ts';
+import { recibidoRoute } from './http/routes/recibido.ts';
+import { recibidosRoute } from './http/routes/recibidos.ts';
+import { recibidosFilesRoutes } from './http/routes/recibidos-files.ts';
+import { recibidosUploadRoute } from './http/routes/recibidos-upload.ts';
 import { emisionEstadoDteRoute } from './http/routes/emision-estado-dte.ts';
 import { emisionReenviarRoute } from './http/routes/emision-reenviar.ts';
 import { emitirRoute } from './http/routes/emitir.ts';
@@ -33,8 +37,7 @@ import { webhooksTestRoute } from './http/routes/webhooks-test.ts';
 import { filesRoutes } from './http/routes/files.ts';
 import { foliosRoutes } from './http/routes/folios.ts';
 import { previewRoute } from './http/routes/preview.ts';
-import { startEventWorker } from './events/jobs.ts';
-import { startJobs } from './issuing/jobs.ts';
+import { startJobs } from './jobs.ts';
 import { createPdfRenderer } from './dte/pdf/renderer.ts';
 import { createSigner } from './dte/signing/pool.ts';
 import { dashboard } from './web/index.ts';
@@ -102,20 +105,20 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.decorate('ctx', ctx);
   app.addHook('onClose', async () => ctx.pdf.close());
   app.addHook('onClose', async () => ctx.signer.close());
-  // Background jobs start with the app (a queue that only sends wake-ups when JOBS_ENABLED is
-  // false) and stop before the database closes.
+  // Background jobs start with the app (none when JOBS_ENABLED is false: other instances find
+  // its work in the database) and stop before the database closes.
   // The operator change feed (LISTEN/NOTIFY) keeps the caches true to what the CLI or another
   // instance changes; until it is heard they read through to the database.
   let changeFeed: ChangeFeed | null = null;
   app.addHook('onReady', async () => {
     if (opts.jobs === false) return;
     changeFeed = listenForChanges(
-      opts.db.url,
+      opts.db.directUrl, // LISTEN needs a session of its own: never through a transaction pooler
       { onChange: (change) => ctx.caches.apply(change), onListening: (on) => ctx.caches.setListening(on) },
       ctx.log,
     );
     await changeFeed.ready;
-    ctx.jobs = await startJobs(ctx, { work: opts.config.JOBS_ENABLED, startWorker: startEventWorker });
+    ctx.jobs = startJobs(ctx, { work: opts.config.JOBS_ENABLED });
   });
   app.addHook('onClose', async () => {
     await ctx.jobs?.stop();
@@ -179,6 +182,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(webhooksDeleteRoute(ctx));
   await app.register(webhooksTestRoute(ctx));
   await app.register(previewRoute(ctx));
+  await app.register(recibidosUploadRoute(ctx));
+  await app.register(recibidosRoute(ctx));
+  await app.register(recibidoRoute(ctx));
+  await app.register(recibidosFilesRoutes(ctx));
   await app.register(dashboard(ctx), { prefix: '/dashboard' });
 
   await app.register(async (instance) => {

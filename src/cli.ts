@@ -24,8 +24,10 @@ import {
 import { ConfigError, loadConfig, parseConfig } from './config.ts';
 import { type AppContext, createKeyCaches } from './context.ts';
 import { openDatabase } from './db/database.ts';
+import { type PrunedCluster, pruneEmbeddedClusters } from './db/embedded.ts';
 import { createSignInToken, createUser, deactivateUser, listUsers, resetPassword, userView } from './admin/users.ts';
 import { randomBytes } from 'node:crypto';
+import { dateOfInstantInSantiago } from './dte/chile-time.ts';
 import { createPdfRenderer } from './dte/pdf/renderer.ts';
 import { createSigner } from './dte/signing/pool.ts';
 import { AppError } from './errors.ts';
@@ -50,6 +52,10 @@ const USAGE = `Usage: npm run cli -- <command> [flags] [--json]
   user reset-password --email E [--password-stdin]
   user list [--account ID|--rut R]
   user deactivate --email E
+  db prune [--stop-running] [--unmarked]
+                remove the embedded PostgreSQL clusters (as root, under /var/lib/timbre-pg) whose
+                data directory is gone; --stop-running also stops servers still running on them,
+                --unmarked also removes stopped clusters made before their owner was recorded
 
   --password-stdin   read the password from standard input (user commands: else one is generated
                      and shown once; cert import: else --password or a prompt in a terminal)
@@ -82,6 +88,8 @@ const OPTIONS = {
   role: { type: 'string' },
   id: { type: 'string' },
   email: { type: 'string' },
+  'stop-running': { type: 'boolean' },
+  unmarked: { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -217,6 +225,22 @@ function folioAlerts(values: string[]): Record<string, number | null> {
   return out;
 }
 
+async function pruneClusters(flags: Flags): Promise<Output> {
+  const clusters = await pruneEmbeddedClusters({ stopRunning: flags['stop-running'], unmarked: flags.unmarked });
+  const line = (c: PrunedCluster) => {
+    const of = c.dataDir === null ? 'no recorded data directory' : `data directory ${c.dataDir} is gone`;
+    if (c.removed) return `removed ${c.home} (${of}${c.running ? ', server stopped' : ''})`;
+    const why = c.running
+      ? 'a server is running on it; --stop-running'
+      : 'made before owners were recorded; --unmarked';
+    return `kept ${c.home} (${of}: ${why} removes it)`;
+  };
+  return {
+    json: { ok: true, clusters },
+    human: clusters.length === 0 ? 'no orphan embedded PostgreSQL clusters' : clusters.map(line).join('\n'),
+  };
+}
+
 async function run(ctx: AppContext, command: string, flags: Flags, io: CliIo): Promise<Output> {
   switch (command) {
     case 'user create': {
@@ -288,10 +312,14 @@ async function run(ctx: AppContext, command: string, flags: Flags, io: CliIo): P
       const file = need(flags, 'file');
       const p12 = readInput(file);
       const password = await certificatePassword(flags, file, io);
-      const v = certificateView(await importCertificate(ctx, { rut, p12, password }));
+      const cert = await importCertificate(ctx, { rut, p12, password });
+      const v = certificateView(cert);
+      // Validity is two instants; a person reads them as days in Santiago.
+      const from = dateOfInstantInSantiago(cert.notBefore);
+      const until = dateOfInstantInSantiago(cert.notAfter);
       return {
         json: v,
-        human: `Imported certificate of ${v.subject} (holder ${v.holder_rut}), valid ${v.not_before.slice(0, 10)} → ${v.not_after.slice(0, 10)}`,
+        human: `Imported certificate of ${v.subject} (holder ${v.holder_rut}), valid ${from} → ${until} (Santiago)`,
       };
     }
     case 'caf import': {
@@ -401,6 +429,12 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
   let db: Awaited<ReturnType<typeof openDatabase>> | undefined;
   try {
     if (positionals.length > 2) throw new UsageError(`unexpected argument "${positionals[2]}"`);
+    if (command === 'db prune') {
+      // Needs no database: it looks at the embedded clusters, not into one.
+      const out = await pruneClusters(flags);
+      io.stdout(flags.json ? `${JSON.stringify(out.json)}\n` : `${out.human}\n`);
+      return 0;
+    }
     db = await openDatabase(config, { poolMax: 2 });
     const ctx: AppContext = {
       config,

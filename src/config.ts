@@ -25,6 +25,20 @@ export const configSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .optional(),
+  /**
+   * A direct connection to the same server, for what a transaction-pooling PgBouncer cannot
+   * carry: LISTEN/NOTIFY (the operator change feed) and the migrations' session lock. Unset:
+   * DATABASE_URL. Without a database name it takes DATABASE_URL's.
+   */
+  DATABASE_DIRECT_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
+  /**
+   * Name (prepare once per connection) the hot statements. Default: on, off when
+   * DATABASE_DIRECT_URL is set (a pooler in between, which may not carry named statements).
+   */
+  DB_NAMED_STATEMENTS: boolish.optional(),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   TIMBRE_DATA_DIR: z.string().min(1).default('.data'),
   /** Base URL used to build pdf_url / xml_url; default http://localhost:PORT. */
@@ -42,11 +56,11 @@ export const configSchema = z.object({
   /** Base of the SII web portal, where CAF folios are requested (the simulator answers here too). */
   SII_PORTAL_URL: url.default('https://maullin.sii.cl'),
   SII_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
-  /** Background jobs (SII submission and polling) run in this process. */
+  /** Background jobs (SII submission and polling, webhooks, e-mail) run in this process (src/jobs.ts). */
   JOBS_ENABLED: boolish.default(true),
-  /** How often a job worker asks PostgreSQL for due work, seconds (pg-boss: at least 0.5). */
+  /** How often a job worker asks PostgreSQL for due submissions, seconds. */
   JOBS_POLL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
-  /** How often each worker sweeps for due submissions whose wake-up was lost, seconds. */
+  /** How often each worker folds the list's counter deltas, seconds. */
   JOBS_SWEEP_SECONDS: z.coerce.number().min(1).max(3600).default(15),
   /** First retry delay after a failed submission, ms; doubles per attempt up to 30 min. */
   SII_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
@@ -158,7 +172,8 @@ export const configSchema = z.object({
   EVENTS_SCAN_SECONDS: z.coerce.number().min(1).max(86_400).default(60),
 });
 
-export type Config = z.infer<typeof configSchema> & {
+export type Config = Omit<z.infer<typeof configSchema>, 'DB_NAMED_STATEMENTS'> & {
+  DB_NAMED_STATEMENTS: boolean;
   dataDir: string;
   publicBaseUrl: string;
 };
@@ -180,6 +195,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const c = result.data;
   return {
     ...c,
+    DB_NAMED_STATEMENTS: c.DB_NAMED_STATEMENTS ?? c.DATABASE_DIRECT_URL === undefined,
     dataDir: resolve(c.TIMBRE_DATA_DIR),
     publicBaseUrl: (c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, ''),
   };

@@ -14,12 +14,11 @@ export type Clock = () => Date;
 
 export { createKeyCaches } from './caches.ts';
 
-/** Background work on submissions (pg-boss, src/issuing/jobs.ts). */
+/**
+ * The background work (src/jobs.ts): due rows in PostgreSQL, polled for and worked under leases;
+ * a submission's row says when its next step is due, so scheduling one needs no call here.
+ */
 export interface JobQueue {
-  /** Schedules the next step of a submission (at `at`, default now). */
-  wake(submissionId: string, at?: Date | null): Promise<void>;
-  /** Wakes every due submission; returns how many. */
-  sweep(): Promise<number>;
   /** Looks for due webhook deliveries and e-mails now (after a commit that queued some). */
   nudge(): void;
   stop(): Promise<void>;

@@ -4,6 +4,14 @@
  * `{ ok: false, error, code, request_id, details? }`. Domain modules throw these values and
  * never HTTP errors. Add new codes here (SCREAMING_SNAKE), with a status and a default message.
  */
+import {
+  type ErrorDetail,
+  type RuleArgs,
+  type RuleId,
+  ruleDetail,
+  type ZodIssueLike,
+  zodDetails,
+} from './rules.ts';
 
 export const ERROR_CATALOG = {
   // 400 — the request itself is wrong
@@ -83,6 +91,8 @@ export const ERROR_CATALOG = {
   // Events, webhooks and e-mail (src/events/, docs/design.md §9)
   EVENT_NOT_FOUND: { status: 404, message: 'No event with that id exists for this issuer.' },
   WEBHOOK_NOT_FOUND: { status: 404, message: 'No webhook endpoint with that id exists for this issuer.' },
+  RECEIVED_DOCUMENT_NOT_FOUND: { status: 404, message: 'No received document with that issuer, type and folio.' },
+  RECEIVED_ENVELOPE_NOT_FOUND: { status: 404, message: 'No received envelope with that number, or it has no answer.' },
   WEBHOOK_LIMIT_REACHED: { status: 409, message: 'The issuer already has 10 webhook endpoints; delete one first.' },
   WEBHOOK_URL_BLOCKED: {
     status: 422,
@@ -98,10 +108,7 @@ export const ERROR_CATALOG = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
 
-export interface ErrorDetail {
-  path: string;
-  message: string;
-}
+export type { ErrorDetail };
 
 export class AppError extends Error {
   readonly code: ErrorCode;
@@ -123,17 +130,21 @@ export class AppError extends Error {
   }
 }
 
-/** Shorthand for a 400 naming one field. */
-export function validationError(path: string, message: string): AppError {
-  return new AppError('VALIDATION_FAILED', `${path}: ${message}`, { details: [{ path, message }] });
+/** Shorthand for a 400 naming one field and the rule it breaks. */
+export function validationError<R extends RuleId>(path: string, rule: R, ...args: RuleArgs<R>): AppError {
+  const detail = ruleDetail(path, rule, ...args);
+  return new AppError('VALIDATION_FAILED', `${path}: ${detail.message}`, { details: [detail] });
 }
 
-/** `/items/0/qty` → `items[0].qty` */
-export function formatPath(segments: ReadonlyArray<PropertyKey>): string {
-  let out = '';
-  for (const s of segments) {
-    if (typeof s === 'number' || (typeof s === 'string' && /^\d+$/.test(s))) out += `[${String(s)}]`;
-    else out += out ? `.${String(s)}` : String(s);
-  }
-  return out;
+/** A 400 for every broken field; its message names the first ("items[0].qty: … (and 2 more)"). */
+function validationFailed(details: ErrorDetail[]): AppError {
+  const first = details[0];
+  const summary = first ? `${first.path}: ${first.message}` : undefined;
+  const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';
+  return new AppError('VALIDATION_FAILED', summary && `${summary}${more}`, { details });
+}
+
+/** A 400 for the issues of a failed zod parse (src/rules.ts `zodDetails`). */
+export function zodError(issues: ReadonlyArray<ZodIssueLike>, root?: string): AppError {
+  return validationFailed(zodDetails(issues, root));
 }

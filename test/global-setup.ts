@@ -6,7 +6,6 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import pg from 'pg';
-import PgBoss from 'pg-boss';
 import type { TestProject } from 'vitest/node';
 import { ensureEmbeddedPostgres } from '../src/db/embedded.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
@@ -52,17 +51,11 @@ export default async function setup(project: TestProject) {
     );
   }
   await admin.query(`CREATE DATABASE "${templateDb}"`);
-  await applyMigrations(withDatabase(adminUrl, templateDb));
-  // pg-boss installs its own schema on first start; doing it once in the template saves every
-  // test file that starts an app from doing it again.
-  const boss = new PgBoss({
-    connectionString: withDatabase(adminUrl, templateDb),
-    schema: 'pgboss',
-    supervise: false,
-    schedule: false,
-  });
-  await boss.start();
-  await boss.stop({ graceful: false, wait: true });
+  // The template is prepared through the direct server when a pooler is in between: the
+  // migrations hold a session lock, and a pooled server connection left idle on the template
+  // would make every clone fail ("source database … is being accessed by other users").
+  const templateUrl = withDatabase(process.env.DATABASE_DIRECT_URL ?? adminUrl, templateDb);
+  await applyMigrations(templateUrl);
   await admin.end();
   project.provide('adminUrl', adminUrl);
   project.provide('templateDb', templateDb);

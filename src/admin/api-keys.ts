@@ -44,7 +44,7 @@ export async function createApiKey(
   input: { rut: string; role: string },
 ): Promise<{ record: ApiKey; key: string; issuer: Issuer }> {
   if (!(ROLES as readonly string[]).includes(input.role)) {
-    throw validationError('role', `must be one of ${ROLES.join(', ')}`);
+    throw validationError('role', 'value.not_allowed', { allowed: ROLES.join(', ') });
   }
   const issuer = await findIssuerOrThrow(ctx, input.rut, { includeInactive: true });
   const key = `${KEY_PREFIX}_${randomBody()}`;
@@ -70,12 +70,20 @@ export async function createApiKey(
   return { record, key, issuer };
 }
 
+/**
+ * One API key by id, or KEY_NOT_FOUND. `scope.accountId` (the dashboard): a key of another
+ * account is answered as not found.
+ */
+export async function findApiKey(ctx: AppContext, id: string, scope: { accountId?: string } = {}): Promise<ApiKey> {
+  const key = /^[0-9a-f-]{36}$/i.test(id) ? await ctx.db.prisma.apiKey.findUnique({ where: { id } }) : null;
+  if (!key || (scope.accountId && key.accountId !== scope.accountId))
+    throw new AppError('KEY_NOT_FOUND', `No API key with id ${id}.`);
+  return key;
+}
+
 /** `scope.accountId` (the dashboard): a key of another account is answered as not found. */
 export async function revokeApiKey(ctx: AppContext, id: string, scope: { accountId?: string } = {}): Promise<ApiKey> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) throw new AppError('KEY_NOT_FOUND', `No API key with id ${id}.`);
-  const existing = await ctx.db.prisma.apiKey.findUnique({ where: { id } });
-  if (!existing || (scope.accountId && existing.accountId !== scope.accountId))
-    throw new AppError('KEY_NOT_FOUND', `No API key with id ${id}.`);
+  const existing = await findApiKey(ctx, id, scope);
   if (existing.revokedAt) return existing;
   return changing(ctx, { kind: 'api_keys', issuerId: existing.issuerId }, (tx) =>
     tx.apiKey.update({ where: { id }, data: { revokedAt: ctx.clock() } }),
@@ -85,6 +93,11 @@ export async function revokeApiKey(ctx: AppContext, id: string, scope: { account
 export async function listApiKeys(ctx: AppContext, rut: string): Promise<ApiKey[]> {
   const issuer = await findIssuerOrThrow(ctx, rut, { includeInactive: true });
   return ctx.db.prisma.apiKey.findMany({ where: { issuerId: issuer.id }, orderBy: { createdAt: 'asc' } });
+}
+
+/** The account's active keys, against MAX_ACTIVE_KEYS_PER_ACCOUNT. */
+export async function countActiveApiKeys(ctx: AppContext, accountId: string): Promise<number> {
+  return ctx.db.prisma.apiKey.count({ where: { accountId, revokedAt: null } });
 }
 
 export function apiKeyView(k: ApiKey, issuerRut?: string) {

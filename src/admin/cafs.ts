@@ -18,6 +18,7 @@ import {
   type TrustedCafKey,
   verifyCafSignature,
 } from '../dte/caf.ts';
+import { fromDbDate, toDbDate } from '../dte/calendar-date.ts';
 import { AppError } from '../errors.ts';
 import type { SecretBox } from '../db/secrets.ts';
 import type { Caf, CafSource, Environment, Prisma } from '../generated/prisma/client.ts';
@@ -102,10 +103,10 @@ export async function insertCaf(
       rangeFrom: caf.from,
       rangeTo: caf.to,
       nextFolio: caf.from,
-      authorisedAt: new Date(`${caf.fa}T00:00:00Z`),
+      authorisedAt: toDbDate(caf.fa),
       // Sandbox ranges are Timbre's own and never expire (a sandbox issuer must not stop
       // working after 180 days); live ones follow the SII's rule.
-      expiresAt: input.environment === 'sandbox' ? null : cafExpiresAt(caf),
+      expiresAt: input.environment === 'sandbox' ? null : toDbDate(cafExpiresAt(caf)),
       idk: caf.idk,
       cafXml: caf.cafXml,
       privateKeyEncrypted: new Uint8Array(secrets.seal(caf.privateKeyPem)),
@@ -122,7 +123,7 @@ export function cafView(c: Caf) {
     to: c.rangeTo,
     next: c.nextFolio,
     env: c.environment,
-    authorised_at: c.authorisedAt.toISOString().slice(0, 10),
-    expires_at: c.expiresAt ? c.expiresAt.toISOString().slice(0, 10) : null,
+    authorised_at: fromDbDate(c.authorisedAt),
+    expires_at: fromDbDate(c.expiresAt),
   };
 }

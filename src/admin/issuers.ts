@@ -7,36 +7,52 @@
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { isUniqueViolation } from '../db/database.ts';
+import { fromDbDate, toDbDate } from '../dte/calendar-date.ts';
 import { DTE_TYPES } from '../dte/model.ts';
 import { normalizeRut } from '../dte/rut.ts';
-import { AppError, validationError } from '../errors.ts';
+import { AppError, validationError, zodError } from '../errors.ts';
 import type { Issuer } from '../generated/prisma/client.ts';
 import { changing } from './changes.ts';
-import { isoDate, zodToAppError } from './validation.ts';
+import { ruleIssue } from '../rules.ts';
+import { isoDate } from './validation.ts';
+
+/** The issuer as the use cases hand it to the API and the dashboard. */
+export type { Issuer };
 
 const rut = z.string().transform((v, ctx) => {
   const r = normalizeRut(v);
   if (!r) {
-    ctx.addIssue({ code: 'custom', message: 'is not a valid RUT (format 12345678-9, check digit módulo 11)' });
+    ctx.addIssue({
+      code: 'custom',
+      ...ruleIssue('rut.invalid'),
+      message: 'is not a valid RUT (format 12345678-9, check digit módulo 11)',
+    });
     return z.NEVER;
   }
   return r;
 });
 
 const text = (max: number) =>
-  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+  z
+    .string()
+    .trim()
+    .refine((s) => s.length > 0, ruleIssue('text.empty'))
+    .refine((s) => s.length <= max, ruleIssue('string.too_long', { max }));
 
 const issuerFieldsSchema = z.object({
   name: text(100),
   giro: text(80),
   acteco: z
-    .array(z.string().regex(/^\d{6}$/, 'must be a 6-digit SII economic activity code'))
+    .array(z.string().refine((s) => /^\d{6}$/.test(s), ruleIssue('issuer.activity_code')))
     .min(1, 'needs at least one code')
     .max(4, 'accepts at most 4 codes'),
   address: text(70),
   comuna: text(20),
   city: text(20).nullable().optional(),
-  ambiente: z.number().int().min(0, 'must be 0 (sandbox) or 1 (live)').max(1, 'must be 0 (sandbox) or 1 (live)'),
+  ambiente: z
+    .number()
+    .int()
+    .refine((n) => [0, 1].includes(n), ruleIssue('issuer.ambiente')),
   vatRate: z.number().int('must be a whole percentage').min(0).max(100),
   resolutionDate: isoDate.nullable(),
   resolutionNumber: z.number().int().min(0).max(999_999).nullable(),
@@ -44,7 +60,8 @@ const issuerFieldsSchema = z.object({
   siiOffice: text(40).nullable(),
 });
 
-type IssuerFields = z.infer<typeof issuerFieldsSchema>;
+/** The fields as callers send them (dates as text), parsed by `issuerFieldsSchema`. */
+type IssuerFields = z.input<typeof issuerFieldsSchema>;
 
 const createSchema = issuerFieldsSchema
   .partial({
@@ -61,7 +78,7 @@ export type CreateIssuerInput = z.input<typeof createSchema>;
 
 export async function createIssuer(ctx: AppContext, input: CreateIssuerInput): Promise<Issuer> {
   const parsed = createSchema.safeParse(input);
-  if (!parsed.success) throw zodToAppError(parsed.error);
+  if (!parsed.success) throw zodError(parsed.error.issues);
   const v = parsed.data;
   const { prisma } = ctx.db;
   try {
@@ -85,7 +102,7 @@ export async function createIssuer(ctx: AppContext, input: CreateIssuerInput): P
           city: v.city ?? null,
           siiAmbiente: v.ambiente ?? 0,
           vatRate: v.vatRate ?? 19,
-          resolutionDate: v.resolutionDate ? new Date(`${v.resolutionDate}T00:00:00Z`) : null,
+          resolutionDate: toDbDate(v.resolutionDate ?? null),
           resolutionNumber: v.resolutionNumber ?? null,
           siiOffice: v.siiOffice ?? null,
         },
@@ -109,11 +126,11 @@ function mergeFolioAlerts(current: unknown, changes: Record<string, number | nul
   const merged = { ...(current as Record<string, number>) };
   for (const [type, n] of Object.entries(changes)) {
     if (!(DTE_TYPES as readonly number[]).includes(Number(type)) || !/^\d+$/.test(type)) {
-      throw validationError('folio-alert', `${type} is not a document type (${DTE_TYPES.join(', ')})`);
+      throw validationError('folio-alert', 'folio_alert.type', { type, types: DTE_TYPES.join(', ') });
     }
     if (n === null) delete merged[type];
     else if (!Number.isInteger(n) || n < 0 || n > 1_000_000) {
-      throw validationError('folio-alert', `the threshold of type ${type} must be a whole number from 0 to 1000000`);
+      throw validationError('folio-alert', 'folio_alert.threshold', { type });
     } else merged[type] = n;
   }
   return merged;
@@ -123,7 +140,7 @@ export async function updateIssuer(ctx: AppContext, rutText: string, input: Upda
   const issuer = await findIssuerOrThrow(ctx, rutText, { includeInactive: true });
   const { folioAlerts, ...fields } = input;
   const parsed = issuerFieldsSchema.partial().safeParse(fields);
-  if (!parsed.success) throw zodToAppError(parsed.error);
+  if (!parsed.success) throw zodError(parsed.error.issues);
   const v = parsed.data;
   return changing(ctx, { kind: 'issuer', issuerId: issuer.id }, (tx) =>
     tx.issuer.update({
@@ -137,9 +154,7 @@ export async function updateIssuer(ctx: AppContext, rutText: string, input: Upda
         ...(v.city !== undefined && { city: v.city }),
         ...(v.ambiente !== undefined && { siiAmbiente: v.ambiente }),
         ...(v.vatRate !== undefined && { vatRate: v.vatRate }),
-        ...(v.resolutionDate !== undefined && {
-          resolutionDate: v.resolutionDate ? new Date(`${v.resolutionDate}T00:00:00Z`) : null,
-        }),
+        ...(v.resolutionDate !== undefined && { resolutionDate: toDbDate(v.resolutionDate) }),
         ...(v.resolutionNumber !== undefined && { resolutionNumber: v.resolutionNumber }),
         ...(v.siiOffice !== undefined && { siiOffice: v.siiOffice }),
         ...(folioAlerts && { folioAlerts: mergeFolioAlerts(issuer.folioAlerts, folioAlerts) }),
@@ -187,7 +202,7 @@ export function issuerView(i: Issuer) {
     ambiente: i.siiAmbiente,
     env: i.siiAmbiente === 0 ? 'sandbox' : 'live',
     vat_rate: i.vatRate,
-    resolution_date: i.resolutionDate ? i.resolutionDate.toISOString().slice(0, 10) : null,
+    resolution_date: fromDbDate(i.resolutionDate),
     resolution_number: i.resolutionNumber,
     sii_office: i.siiOffice,
     active: i.active,

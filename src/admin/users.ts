@@ -17,11 +17,12 @@ import { promisify } from 'node:util';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { isUniqueViolation } from '../db/database.ts';
-import { AppError } from '../errors.ts';
+import { AppError, zodError } from '../errors.ts';
+import { isEmailAddress } from '../dte/email-address.ts';
+import { ruleIssue } from '../rules.ts';
 import type { Issuer, Role, Session, User } from '../generated/prisma/client.ts';
 import { ROLES } from './api-keys.ts';
 import { findIssuerOrThrow } from './issuers.ts';
-import { zodToAppError } from './validation.ts';
 
 const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
 
@@ -57,16 +58,11 @@ async function verifyPassword(password: string, stored: string): Promise<boolean
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-const emailSchema = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .max(254, 'must be at most 254 characters')
-  .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be an e-mail address');
+const emailSchema = z.string().trim().toLowerCase().refine(isEmailAddress, ruleIssue('email.invalid'));
 const passwordSchema = z
   .string()
-  .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
-  .max(200, 'must be at most 200 characters');
+  .refine((p) => p.length >= MIN_PASSWORD_LENGTH, ruleIssue('password.too_short', { min: MIN_PASSWORD_LENGTH }))
+  .refine((p) => p.length <= 200, ruleIssue('string.too_long', { max: 200 }));
 
 function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -84,7 +80,7 @@ export async function createUser(ctx: AppContext, input: CreateUserInput): Promi
   const parsed = z
     .object({ email: emailSchema, role: z.enum(ROLES, `must be one of ${ROLES.join(', ')}`), password: passwordSchema })
     .safeParse(input);
-  if (!parsed.success) throw zodToAppError(parsed.error);
+  if (!parsed.success) throw zodError(parsed.error.issues);
   let accountId = input.accountId;
   if (input.rut) accountId = (await findIssuerOrThrow(ctx, input.rut, { includeInactive: true })).accountId;
   if (!accountId || !/^[0-9a-f-]{36}$/i.test(accountId)) {
@@ -113,8 +109,7 @@ async function findUserOrThrow(ctx: AppContext, email: string): Promise<User> {
 export async function resetPassword(ctx: AppContext, input: { email: string; password: string }): Promise<User> {
   const user = await findUserOrThrow(ctx, input.email);
   const parsed = passwordSchema.safeParse(input.password);
-  if (!parsed.success)
-    throw zodToAppError(new z.ZodError(parsed.error.issues.map((i) => ({ ...i, path: ['password'] }))));
+  if (!parsed.success) throw zodError(parsed.error.issues.map((i) => ({ ...i, path: ['password'] })));
   const passwordHash = await hashPassword(input.password);
   return ctx.db.prisma.$transaction(async (tx) => {
     await tx.session.updateMany({ where: { userId: user.id, revokedAt: null }, data: { revokedAt: ctx.clock() } });

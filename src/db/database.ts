@@ -17,6 +17,14 @@ export interface Database {
   prisma: PrismaClient;
   pool: pg.Pool;
   url: string;
+  /** The same database without a pooler in between: for LISTEN and session locks. */
+  directUrl: string;
+  /**
+   * A hot statement for `pool.query`: named (parsed once per server connection) unless
+   * DB_NAMED_STATEMENTS is off, as it must be behind a transaction pooler that cannot carry
+   * them (PgBouncer before 1.21, or without max_prepared_statements).
+   */
+  statement(name: string, text: string, values: unknown[]): pg.QueryConfig;
   secrets: SecretBox;
   embedded: EmbeddedPostgres | null;
   close(): Promise<void>;
@@ -41,8 +49,11 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
     embedded = await ensureEmbeddedPostgres(config.dataDir, { log });
     url = embedded.url;
   }
+  const directUrl = config.DATABASE_DIRECT_URL ? directUrlFor(config.DATABASE_DIRECT_URL, url) : url;
   if (opts.migrate !== false) {
-    const { applied } = await applyMigrations(url);
+    // Through a direct connection: the migrations hold a session-level advisory lock, which a
+    // transaction-pooling PgBouncer would take on one server connection and release on another.
+    const { applied } = await applyMigrations(directUrl);
     if (applied.length) log(`applied migrations: ${applied.join(', ')}`);
   }
   const pool = new pg.Pool({ connectionString: url, max: opts.poolMax ?? config.DB_POOL_MAX });
@@ -61,6 +72,8 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
     prisma,
     pool,
     url,
+    directUrl,
+    statement: (name, text, values) => (config.DB_NAMED_STATEMENTS ? { name, text, values } : { text, values }),
     secrets,
     embedded,
     async close() {
@@ -69,6 +82,13 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
       if (embedded) await embedded.release();
     },
   };
+}
+
+/** DATABASE_DIRECT_URL, with the database of `url` when it names none (`postgres://h:5432`). */
+export function directUrlFor(direct: string, url: string): string {
+  const d = new URL(direct);
+  if (d.pathname === '' || d.pathname === '/') d.pathname = new URL(url).pathname;
+  return d.toString();
 }
 
 /**

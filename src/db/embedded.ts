@@ -28,7 +28,14 @@
  * - cluster: when `postgres` cannot enter the data directory, the cluster, its log and the
  *   initdb password file live in `/var/lib/timbre-pg/data-<hash of the data dir>/`, a
  *   directory owned by `postgres` with mode 0700. `<dataDir>/postgres.json` (root-only, 0600)
- *   records where.
+ *   records where (the data directory's marker naming its cluster), and `owner.json` in that
+ *   home names the data directory back.
+ * A cluster outside the data directory must not outlive it: deleting the data directory means
+ * a fresh start. So a data directory without `postgres.json` whose system home already holds a
+ * cluster (the same path, deleted and made again) gets that cluster removed and a new one; and
+ * every start as root removes the stopped clusters whose data directory is gone
+ * (`pruneEmbeddedClusters`; `npm run cli -- db prune` does the same on demand, running ones
+ * included).
  * A normal user runs PostgreSQL as itself, from `node_modules/` and `<dataDir>/pg`.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -307,7 +314,11 @@ function reachableBy(dir: string, user: PgUser): boolean {
   return r.status === 0;
 }
 
-function chooseClusterDir(dataDir: string, user: PgUser | undefined, systemDir: string): string {
+/**
+ * Where a new cluster for `dataDir` goes (called only when `dataDir` has no `postgres.json`,
+ * i.e. no cluster of its own yet, under its lock).
+ */
+async function chooseClusterDir(dataDir: string, user: PgUser | undefined, systemDir: string, log: Log) {
   if (!user) return join(dataDir, 'pg');
   // Root: the cluster belongs to the postgres user. Inside the data directory when that user
   // can reach it (a `pg/` subdirectory handed to it), else in a system location keyed by the
@@ -317,10 +328,89 @@ function chooseClusterDir(dataDir: string, user: PgUser | undefined, systemDir: 
   const hash = createHash('sha256').update(dataDir).digest('hex').slice(0, 16);
   ensureSystemDir(systemDir);
   const home = join(systemDir, `data-${hash}`);
+  if (existsSync(home)) {
+    // The cluster of an earlier data directory at this path, deleted since (its postgres.json,
+    // and with it the cluster's password, went with it): a fresh start, not a server that
+    // refuses our new password.
+    await removeClusterHome(home);
+    log(`removed the cluster of a deleted data directory at this path (${home}); starting afresh`);
+  }
   mkdirSync(home, { recursive: true, mode: 0o700 });
   chownSync(home, user.uid, user.gid);
   chmodSync(home, 0o700);
+  writeOwner(home, dataDir);
   return join(home, 'pg');
+}
+
+const OWNER_FILE = 'owner.json';
+
+/** `owner.json` in a system cluster home: the data directory the cluster belongs to. */
+function writeOwner(home: string, dataDir: string): void {
+  writeFileSync(join(home, OWNER_FILE), `${JSON.stringify({ dataDir })}\n`, { mode: 0o600 });
+}
+
+function readOwner(home: string): string | null {
+  try {
+    const o = JSON.parse(readFileSync(join(home, OWNER_FILE), 'utf8')) as { dataDir?: unknown };
+    return typeof o.dataDir === 'string' ? o.dataDir : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Stops the server running on a system cluster home, if any, and deletes the home. */
+async function removeClusterHome(home: string): Promise<void> {
+  const pid = runningPid(join(home, 'pg'));
+  if (pid) {
+    process.kill(pid, 'SIGINT');
+    await waitForExit(pid, 20_000);
+    if (pidAlive(pid)) throw new EmbeddedPostgresError(`PostgreSQL (pid ${pid}) on ${home} did not stop within 20 s.`);
+  }
+  rmSync(home, { recursive: true, force: true });
+}
+
+export interface PrunedCluster {
+  /** The cluster's home under the system directory. */
+  home: string;
+  /** The data directory it belonged to (null: made before Timbre recorded owners). */
+  dataDir: string | null;
+  /** Whether a server was running on it (stopped when removed). */
+  running: boolean;
+  removed: boolean;
+}
+
+export interface PruneOptions {
+  systemDir?: string;
+  /** Also stop and remove clusters with a server still running (default: leave and report them). */
+  stopRunning?: boolean;
+  /** Also remove stopped clusters that name no data directory (made by older versions). */
+  unmarked?: boolean;
+}
+
+/**
+ * The clusters under the system directory whose data directory is gone: removed (stopped ones;
+ * running ones too with `stopRunning`), the rest reported. A cluster whose data directory
+ * exists is never touched, nor one without an owner unless `unmarked` says so.
+ */
+export async function pruneEmbeddedClusters(opts: PruneOptions = {}): Promise<PrunedCluster[]> {
+  const systemDir = opts.systemDir ?? SYSTEM_DIR;
+  let names: string[];
+  try {
+    names = readdirSync(systemDir).filter((n) => /^data-[0-9a-f]{16}$/.test(n));
+  } catch {
+    return [];
+  }
+  const out: PrunedCluster[] = [];
+  for (const name of names.sort()) {
+    const home = join(systemDir, name);
+    const dataDir = readOwner(home);
+    if (dataDir !== null && existsSync(dataDir)) continue;
+    const running = runningPid(join(home, 'pg')) !== null;
+    const remove = (dataDir !== null || opts.unmarked === true) && (!running || opts.stopRunning === true);
+    if (remove) await removeClusterHome(home);
+    out.push({ home, dataDir, running, removed: remove });
+  }
+  return out;
 }
 
 async function canConnect(url: string): Promise<boolean> {
@@ -462,16 +552,32 @@ export async function ensureEmbeddedPostgres(dataDir: string, opts: EmbeddedOpti
   const statePath = join(dataDir, 'postgres.json');
   const user = postgresUser();
   const bin = usableBinaries(opts.nativeDir ?? (await nativeDirOfPackage()), user, systemDir, log);
+  if (user) {
+    for (const c of await pruneEmbeddedClusters({ systemDir })) {
+      if (c.removed) log(`removed the embedded PostgreSQL cluster ${c.home}: its data directory ${c.dataDir} is gone`);
+      else if (c.dataDir !== null) {
+        log(
+          `embedded PostgreSQL cluster ${c.home} is still running although its data directory ${c.dataDir} is gone (npm run cli -- db prune stops and removes it)`,
+        );
+      }
+    }
+  }
 
   const state = await withFileLock(join(dataDir, 'postgres.lock'), async () => {
     let s: State;
     if (existsSync(statePath)) {
       s = JSON.parse(readFileSync(statePath, 'utf8')) as State;
+      // A system cluster made before owners were recorded: record it now, so that pruning can
+      // tell it from an orphan.
+      const home = dirname(s.clusterDir);
+      if (user && home.startsWith(`${systemDir}/`) && existsSync(home) && readOwner(home) === null) {
+        writeOwner(home, dataDir);
+      }
     } else {
       s = {
         port: await freePort(),
         password: randomBytes(18).toString('base64url'),
-        clusterDir: chooseClusterDir(dataDir, user, systemDir),
+        clusterDir: await chooseClusterDir(dataDir, user, systemDir, log),
       };
     }
     if (!existsSync(join(s.clusterDir, 'PG_VERSION'))) {

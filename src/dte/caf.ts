@@ -25,6 +25,7 @@ import {
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AppError } from '../errors.ts';
+import { addDays, type CalendarDate, isRealDate } from './calendar-date.ts';
 import type { DteType } from './model.ts';
 import { normalizeRut } from './rut.ts';
 import { decodeXmlBytes, escapeXml, flatten, toLatin1, unescapeXml } from './xml-text.ts';
@@ -40,7 +41,7 @@ export interface Caf {
   from: number;
   to: number;
   /** FA: authorisation date, YYYY-MM-DD. */
-  fa: string;
+  fa: CalendarDate;
   /** IDK: id of the SII key that signed FRMA (100 certification, 300 production). */
   idk: number;
   /** RSAPK/M and RSAPK/E, base64 as in the file. */
@@ -101,7 +102,7 @@ export function parseCaf(input: Buffer | string): Caf {
   const to = positiveInt(element(rng, 'H'), 'H');
   if (to < from) throw invalidCaf('the range ends before it starts');
   const fa = element(daXml, 'FA').trim();
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(fa)) throw invalidCaf('<FA> is not a date');
+  if (!isRealDate(fa)) throw invalidCaf('<FA> is not a date');
   const rsapk = element(daXml, 'RSAPK');
   const privateKeyPem = unescapeXml(element(text, 'RSASK')).trim();
   if (!privateKeyPem.includes('PRIVATE KEY')) throw invalidCaf('<RSASK> holds no private key');
@@ -148,7 +149,7 @@ export function cafKeyPairMatches(caf: Caf): boolean {
 }
 
 /** FRMA verifies with one of the trusted keys (an SII key only for its own IDK). */
-export function verifyCafSignature(caf: Caf, keys: TrustedCafKey[]): boolean {
+export function verifyCafSignature(caf: Pick<Caf, 'daXml' | 'frma' | 'idk'>, keys: TrustedCafKey[]): boolean {
   const data = Buffer.from(caf.daXml, 'latin1');
   const signature = Buffer.from(caf.frma, 'base64');
   return keys.some((k) => (k.idk === undefined || k.idk === caf.idk) && verify('sha1', data, k.key, signature));
@@ -178,11 +179,9 @@ export function parseTrustedKeyPem(pem: string, label: string): TrustedCafKey {
 const EXPIRING_CAF_TYPES: readonly number[] = [33, 43, 46, 56, 61];
 const CAF_VALIDITY_DAYS = 180;
 
-export function cafExpiresAt(caf: Pick<Caf, 'td' | 'fa'>): Date | null {
+export function cafExpiresAt(caf: Pick<Caf, 'td' | 'fa'>): CalendarDate | null {
   if (!EXPIRING_CAF_TYPES.includes(caf.td)) return null;
-  const d = new Date(`${caf.fa}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + CAF_VALIDITY_DAYS);
-  return d;
+  return addDays(caf.fa, CAF_VALIDITY_DAYS);
 }
 
 export interface GenerateCafInput {

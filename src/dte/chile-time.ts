@@ -3,6 +3,8 @@
  * TmstFirmaEnv: "AAAA-MM-DDTHH:MM:SS"); docs/design.md §5: the default issue date is today in
  * America/Santiago.
  */
+import type { CalendarDate } from './calendar-date.ts';
+
 const parts = new Intl.DateTimeFormat('en-CA', {
   timeZone: 'America/Santiago',
   year: 'numeric',
@@ -29,10 +31,18 @@ function fields(d: Date): Record<string, string> {
   return f;
 }
 
-/** YYYY-MM-DD in Santiago. */
-export function santiagoDate(d: Date): string {
+/**
+ * The calendar date an instant falls on in Santiago (America/Santiago, with its DST): at 23:30
+ * in Santiago it is already the next day in UTC, and this is still the Santiago day.
+ */
+export function dateOfInstantInSantiago(d: Date): CalendarDate {
   const f = fields(d);
-  return `${f.year}-${f.month}-${f.day}`;
+  return `${f.year}-${f.month}-${f.day}` as CalendarDate;
+}
+
+/** Today in Santiago, by the injected clock (never `new Date()`: tests and the simulator move it). */
+export function todayInSantiago(clock: () => Date): CalendarDate {
+  return dateOfInstantInSantiago(clock());
 }
 
 /** YYYY-MM-DDTHH:MM:SS in Santiago. */

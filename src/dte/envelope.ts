@@ -12,6 +12,7 @@ import { isBoleta } from './model.ts';
 import { SII_RUT } from './rut.ts';
 import { escapeXml } from './xml-text.ts';
 import { encodeLatin1, signXml, stripXmlDeclaration, withXmlDeclaration } from './xmldsig.ts';
+import { type SchemaName, validateXml } from './xsd.ts';
 
 export type EnvelopeKind = 'dte' | 'boleta';
 
@@ -41,7 +42,7 @@ export function envelopeKindOf(type: number): EnvelopeKind {
   return isBoleta(type as never) ? 'boleta' : 'dte';
 }
 
-const ROOTS: Record<EnvelopeKind, { name: string; schema: string }> = {
+const ROOTS: Record<EnvelopeKind, { name: string; schema: SchemaName }> = {
   dte: { name: 'EnvioDTE', schema: 'EnvioDTE_v10.xsd' },
   boleta: { name: 'EnvioBOLETA', schema: 'EnvioBOLETA_v11.xsd' },
 };
@@ -78,4 +79,14 @@ export function buildEnvelope(
     `<SetDTE ID="${SET_ID}">\n${caratulaXml}${dtes}</SetDTE>\n</${root.name}>`;
   const signed = signXml(unsigned, cert, { referenceId: SET_ID, parentClose: `</${root.name}>` });
   return encodeLatin1(withXmlDeclaration(signed));
+}
+
+/**
+ * The XSD errors of an envelope's bytes against its official schema (EnvioDTE_v10.xsd or
+ * EnvioBOLETA_v11.xsd), each prefixed with the schema's name; none: valid. An envelope that
+ * fails is our bug and must never be uploaded (see issuing/submissions.ts).
+ */
+export function envelopeSchemaErrors(kind: EnvelopeKind, bytes: Uint8Array): string[] {
+  const { schema } = ROOTS[kind];
+  return validateXml(bytes, schema).errors.map((e) => `${schema}: ${e}`);
 }

@@ -15,6 +15,8 @@ import { z } from 'zod';
 import { isRealDate } from './calendar-date.ts';
 import { DTE_TYPES, type DteType, isBoleta, referenceCode } from './model.ts';
 import { normalizeRut } from './rut.ts';
+import { type RuleArgs, type RuleId, ruleIssue } from '../rules.ts';
+import { isEmailAddress } from './email-address.ts';
 import { refusedCharacter } from './xml-text.ts';
 
 const LINE_BREAKS = /[\n\t]/;
@@ -28,13 +30,13 @@ function siiText(max: number, opts: { multiline?: boolean } = {}) {
   return z
     .string()
     .trim()
-    .min(1, 'must not be empty')
-    .refine((s) => [...s].length <= max, `must be at most ${max} characters (SII limit)`)
+    .refine((s) => s.length > 0, ruleIssue('text.empty'))
+    .refine((s) => [...s].length <= max, ruleIssue('text.too_long', { max }))
     .superRefine((s, ctx) => {
       const refused = refusedCharacter(s);
-      if (refused) ctx.addIssue({ code: 'custom', message: `character ${refused} is not allowed` });
+      if (refused) ctx.addIssue({ code: 'custom', ...ruleIssue('text.char_not_allowed', { char: refused }) });
     })
-    .refine((s) => opts.multiline || !LINE_BREAKS.test(s), 'must be a single line');
+    .refine((s) => opts.multiline || !LINE_BREAKS.test(s), ruleIssue('text.multiline'));
 }
 
 /** Decimal text of a finite JSON number ("1.5", "1350"), or null if it needs exponent notation. */
@@ -65,21 +67,27 @@ function siiDecimal(label: string, opts: { positive: boolean }) {
   return z
     .number({ error: `${label} must be a number` })
     .finite()
-    .refine((n) => (opts.positive ? n > 0 : n >= 0), opts.positive ? 'must be greater than 0' : 'must not be negative')
-    .refine((n) => n < 1e12, 'must be less than 1 000 000 000 000')
-    .refine((n) => {
-      const t = decimalText(n);
-      return t !== null && decimals(t) <= 6;
-    }, 'may carry at most 6 decimals');
+    .refine(
+      (n) => (opts.positive ? n > 0 : n >= 0),
+      opts.positive ? ruleIssue('number.not_positive') : ruleIssue('number.negative'),
+    )
+    .refine((n) => n < 1e12, ruleIssue('amount.over_limit', { limit: '1 000 000 000 000' }))
+    .refine(
+      (n) => {
+        const t = decimalText(n);
+        return t !== null && decimals(t) <= 6;
+      },
+      ruleIssue('number.too_many_decimals', { max: 6 }),
+    );
 }
 
 const rut = z
   .string()
-  .max(20, 'must be a RUT with hyphen and check digit, e.g. 76354771-K')
+  .refine((s) => s.length <= 20, { ...ruleIssue('rut.invalid'), abort: true })
   .transform((s, ctx) => {
     const r = normalizeRut(s);
     if (!r) {
-      ctx.addIssue({ code: 'custom', message: 'must be a RUT with hyphen and check digit, e.g. 76354771-K' });
+      ctx.addIssue({ code: 'custom', ...ruleIssue('rut.invalid') });
       return z.NEVER;
     }
     return r;
@@ -90,8 +98,11 @@ const FIRST_DATE = '2000-01-01';
 const LAST_DATE = '2050-12-31';
 const date = z
   .string()
-  .refine(isRealDate, 'must be a real date written YYYY-MM-DD')
-  .refine((s) => s >= FIRST_DATE && s <= LAST_DATE, `must be from ${FIRST_DATE} to ${LAST_DATE} (SII FechaType)`);
+  .refine(isRealDate, ruleIssue('date.invalid'))
+  .refine(
+    (s) => s >= FIRST_DATE && s <= LAST_DATE,
+    ruleIssue('date.out_of_range', { from: FIRST_DATE, to: LAST_DATE }),
+  );
 
 const receiverSchema = z.strictObject({
   rut,
@@ -100,9 +111,7 @@ const receiverSchema = z.strictObject({
   address: siiText(70).optional(),
   comuna: siiText(20).optional(),
   city: siiText(20).optional(),
-  email: siiText(80)
-    .refine((s) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s), 'must be an e-mail address')
-    .optional(),
+  email: siiText(80).refine(isEmailAddress, ruleIssue('email.invalid')).optional(),
 });
 
 const itemSchema = z.strictObject({
@@ -113,16 +122,13 @@ const itemSchema = z.strictObject({
   unit: siiText(4).optional(),
   code: siiText(35).optional(),
   description: siiText(1000, { multiline: true })
-    .refine(
-      (s) => encodedLength(s) <= MAX_ENCODED_LINE,
-      'is too long once written as ISO-8859-1 XML (the SII refuses lines over ~4 000 characters)',
-    )
+    .refine((s) => encodedLength(s) <= MAX_ENCODED_LINE, ruleIssue('text.encoded_too_long'))
     .optional(),
   discount_pct: z
     .number()
     .finite()
-    .refine((n) => n > 0 && n <= 100, 'must be greater than 0 and at most 100')
-    .refine((n) => decimals(decimalText(n) ?? '0.000') <= 2, 'may carry at most 2 decimals')
+    .refine((n) => n > 0 && n <= 100, ruleIssue('number.percent_range'))
+    .refine((n) => decimals(decimalText(n) ?? '0.000') <= 2, ruleIssue('number.too_many_decimals', { max: 2 }))
     .optional(),
 });
 
@@ -133,7 +139,7 @@ const refSchema = z.strictObject({
     z
       .string()
       .trim()
-      .regex(/^[0-9A-Za-z]{1,3}$/, 'must be a document type code of 1 to 3 letters or digits'),
+      .refine((s) => /^[0-9A-Za-z]{1,3}$/.test(s), ruleIssue('refs.type_code')),
   ]),
   /** FolioRef: up to 18 characters. */
   folio: z.union([z.number().int().min(0).max(999_999_999_999_999), siiText(18)]),
@@ -153,16 +159,22 @@ const baseSchema = z.strictObject({
   type: z
     .number({ error: 'type is required: one of 33, 34, 39, 41, 46, 52, 56, 61' })
     .int()
-    .refine((n) => (DTE_TYPES as readonly number[]).includes(n), `must be one of ${DTE_TYPES.join(', ')}`),
+    .refine(
+      (n) => (DTE_TYPES as readonly number[]).includes(n),
+      ruleIssue('type.unknown', { types: DTE_TYPES.join(', ') }),
+    ),
   date: date.optional(),
   receiver: receiverSchema.optional(),
   items: z
     .array(itemSchema, { error: 'items is required: an array of lines' })
-    .min(1, 'must have at least one line')
-    .max(MAX_BOLETA_LINES, `must have at most ${MAX_BOLETA_LINES} lines`),
-  refs: z.array(refSchema).max(MAX_REFS, `must have at most ${MAX_REFS} references`).optional(),
+    .refine((a) => a.length >= 1, ruleIssue('items.none'))
+    .refine((a) => a.length <= MAX_BOLETA_LINES, ruleIssue('items.too_many', { max: MAX_BOLETA_LINES })),
+  refs: z
+    .array(refSchema)
+    .refine((a) => a.length <= MAX_REFS, ruleIssue('refs.too_many', { max: MAX_REFS }))
+    .optional(),
   /** FmaPago ([FMT] IdDoc field 13): 1 contado, 2 crédito, 3 sin costo (entrega gratuita). */
-  payment: z.union([z.literal(1), z.literal(2), z.literal(3)], { error: 'must be 1, 2 or 3' }).optional(),
+  payment: z.literal([1, 2, 3], { error: 'must be 1, 2 or 3' }).optional(),
   dispatch: z
     .strictObject({
       transfer_type: z.number().int().min(1).max(9),
@@ -189,7 +201,7 @@ const baseSchema = z.strictObject({
   retention_code: z
     .number()
     .int()
-    .refine((n) => (RETENTION_CODES as readonly number[]).includes(n), 'only 15 (total VAT retention) is supported')
+    .refine((n) => (RETENTION_CODES as readonly number[]).includes(n), ruleIssue('retention.unsupported'))
     .optional(),
   service_indicator: z.number().int().min(1).max(4).optional(),
 });
@@ -220,7 +232,8 @@ const NOTE_TARGETS = new Set(['33', '34', '39', '41', '43', '46', '56', '61', '1
 function typeRules(req: BaseRequest, ctx: z.RefinementCtx): void {
   const type = req.type as DteType;
   if (!(DTE_TYPES as readonly number[]).includes(type)) return;
-  const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+  const issue = <R extends RuleId>(path: (string | number)[], id: R, ...args: RuleArgs<R>) =>
+    ctx.addIssue({ code: 'custom', path, ...ruleIssue(id, ...args) });
   const boleta = isBoleta(type);
   const note = type === 56 || type === 61;
 
@@ -229,116 +242,110 @@ function typeRules(req: BaseRequest, ctx: z.RefinementCtx): void {
     // so Timbre fills it in when it is left out.
     const internal = type === 52 && req.dispatch?.transfer_type === 5;
     if (!req.receiver) {
-      if (!internal) issue(['receiver'], 'is required for this document type');
+      if (!internal) issue(['receiver'], 'receiver.required');
     } else {
-      if (!req.receiver.name) issue(['receiver', 'name'], 'is required for this document type (RznSocRecep)');
+      if (!req.receiver.name) issue(['receiver', 'name'], 'receiver.name_required');
       // SII format rule 2: GiroRecep, DirRecep and CmnaRecep are mandatory on 33/34/46/52/56 ([FMT] 57, 60, 61).
       if (type !== 61) {
         for (const [field, tag] of REQUIRED_RECEIVER_FIELDS) {
-          if (!req.receiver[field]) issue(['receiver', field], `is required for type ${type} (${tag})`);
+          if (!req.receiver[field]) issue(['receiver', field], 'receiver.field_required', { type, tag });
         }
       }
     }
   }
-  if (!boleta && req.items.length > MAX_LINES) issue(['items'], `must have at most ${MAX_LINES} lines`);
+  if (!boleta && req.items.length > MAX_LINES) issue(['items'], 'items.too_many', { max: MAX_LINES });
 
   const refs = req.refs ?? [];
-  if (note && refs.length === 0) issue(['refs'], `is required for type ${type}: the document this note modifies`);
+  if (note && refs.length === 0) issue(['refs'], 'refs.note_requires_ref', { type });
   if (!boleta) {
     refs.forEach((r, i) => {
-      if (!r.date) issue(['refs', i, 'date'], 'is required (FchRef)');
+      if (!r.date) issue(['refs', i, 'date'], 'refs.date_required');
     });
   }
   // SII format rule 3: references ([FMT] Referencias fields TpoDocRef, CodRef; [MUE] notes).
   refs.forEach((r, i) => {
     const refType = String(r.type).toUpperCase();
     if (r.code !== undefined && !isTaxDocumentType(refType)) {
-      issue(['refs', i, 'code'], `a reference to a non-tax document (${refType}) carries no CodRef`);
+      issue(['refs', i, 'code'], 'refs.code_on_non_tax', { ref_type: refType });
     }
-    if (r.code !== undefined && !note) issue(['refs', i, 'code'], 'CodRef applies only to notes (56, 61)');
+    if (r.code !== undefined && !note) issue(['refs', i, 'code'], 'refs.code_not_on_note');
     if (r.code === 2 && type !== 61) {
-      issue(['refs', i, 'code'], 'CodRef 2 (text correction) exists only on a credit note (61)');
+      issue(['refs', i, 'code'], 'refs.text_correction_only_61');
     }
     if (note && r.code === 1 && type === 56 && refType !== '61') {
-      issue(['refs', i, 'code'], 'a debit note voids (CodRef 1) only a credit note (61)');
+      issue(['refs', i, 'code'], 'refs.debit_voids_credit_only');
     }
     if (type === 61 && refType === '61' && referenceCode(type, r.code, refType) === 1) {
-      issue(['refs', i, 'code'], 'a credit note is voided by a debit note (56), not by another credit note');
+      issue(['refs', i, 'code'], 'refs.credit_voided_by_debit');
     }
     if (note && isTaxDocumentType(refType) && referenceCode(type, r.code, refType) !== undefined) {
       if (!NOTE_TARGETS.has(refType)) {
-        issue(['refs', i, 'type'], `a note does not modify a document of type ${refType} (paper document or guía)`);
+        issue(['refs', i, 'type'], 'refs.target_type_not_allowed', { ref_type: refType });
       }
     }
   });
   const taxRefs = refs.filter((r) => isTaxDocumentType(String(r.type)));
   if (note && taxRefs.length === 0 && refs.length > 0) {
-    issue(['refs'], 'a note references at least one tax document (the one it modifies)');
+    issue(['refs'], 'refs.no_tax_document');
   }
   const codes = taxRefs.map((r) => referenceCode(type, r.code, String(r.type)));
   if (note && taxRefs.length > 1) {
-    issue(['refs'], 'a note that voids or corrects references exactly one tax document (CodRef 1, 2 or 3)');
+    issue(['refs'], 'refs.one_tax_document');
   }
   const textCorrection = note && codes.includes(2);
 
   req.items.forEach((item, i) => {
     const unpriced = type === 52 && req.dispatch?.transfer_type !== 1;
     if (item.price === undefined && !unpriced && !textCorrection) {
-      issue(
-        ['items', i, 'price'],
-        type === 52 ? 'is required on a guía that is a sale (IndTraslado 1)' : 'is required',
-      );
+      issue(['items', i, 'price'], type === 52 ? 'items.price_required_on_sale' : 'items.price_required');
     }
     if (textCorrection && item.price !== undefined && item.price !== 0) {
-      issue(['items', i, 'price'], 'a text correction (code 2) carries no amounts: omit price');
+      issue(['items', i, 'price'], 'refs.text_correction_amounts');
     }
   });
   if ((type === 33 || type === 39) && req.items.length > 0 && req.items.every((it) => it.exempt)) {
-    issue(['items'], `every line is exempt: issue type ${type === 33 ? 34 : 41} instead`);
+    issue(['items'], 'items.all_exempt', { type: type === 33 ? 34 : 41 });
   }
 
-  if (type === 52 && !req.dispatch) issue(['dispatch'], 'is required for a guía de despacho: { transfer_type: 1..9 }');
-  if (type !== 52 && req.dispatch) issue(['dispatch'], 'applies only to type 52');
+  if (type === 52 && !req.dispatch) issue(['dispatch'], 'dispatch.required');
+  if (type !== 52 && req.dispatch) issue(['dispatch'], 'dispatch.only_type_52');
   if (type === 52 && req.dispatch) {
     const d = req.dispatch;
     // SII format rule 6: exports need Aduana/Transporte and foreign-currency fields Timbre does not build yet
     // ([FMT] Encabezado 38, 84, 86; Detalle 21, 23, 28).
     if (d.transfer_type === 8 || d.transfer_type === 9) {
-      issue(
-        ['dispatch', 'transfer_type'],
-        'export transfers (8, 9) need customs and foreign-currency fields that Timbre does not support yet',
-      );
+      issue(['dispatch', 'transfer_type'], 'dispatch.export_unsupported');
     }
     // DirDest/CmnaDest when the issuer delivers (TipoDespacho 2 or 3, [FMT] Transporte).
     if (d.dispatch_type === 2 || d.dispatch_type === 3) {
       if (!d.transport?.address)
-        issue(['dispatch', 'transport', 'address'], 'is required when the issuer delivers (DirDest)');
+        issue(['dispatch', 'transport', 'address'], 'dispatch.destination_required', { tag: 'DirDest' });
       if (!d.transport?.comuna)
-        issue(['dispatch', 'transport', 'comuna'], 'is required when the issuer delivers (CmnaDest)');
+        issue(['dispatch', 'transport', 'comuna'], 'dispatch.destination_required', { tag: 'CmnaDest' });
     }
   }
-  if (type !== 46 && req.retention_code !== undefined) issue(['retention_code'], 'applies only to type 46');
+  if (type !== 46 && req.retention_code !== undefined) issue(['retention_code'], 'retention.only_type_46');
   if (boleta && req.payment !== undefined) {
-    issue(['payment'], 'boletas have no FmaPago; give payment_method (MedioPago) instead');
+    issue(['payment'], 'boleta.no_fma_pago');
   }
   if (!boleta) {
-    if (req.service_indicator !== undefined) issue(['service_indicator'], 'applies only to boletas (39, 41)');
-    if (req.payment_method !== undefined) issue(['payment_method'], 'applies only to boletas (39, 41)');
-    if (req.service_period !== undefined) issue(['service_period'], 'applies only to boletas (39, 41)');
-    if (req.due_date !== undefined) issue(['due_date'], 'applies only to boletas (39, 41)');
+    if (req.service_indicator !== undefined) issue(['service_indicator'], 'boleta.only');
+    if (req.payment_method !== undefined) issue(['payment_method'], 'boleta.only');
+    if (req.service_period !== undefined) issue(['service_period'], 'boleta.only');
+    if (req.due_date !== undefined) issue(['due_date'], 'boleta.only');
   } else {
     // SII format rule 7: periodic services carry their period; domiciliary ones (2) their due date and the
     // address where the service is given ([FMTB] fields 7, 8, 9, 24).
     const si = req.service_indicator ?? 3;
     if ((si === 1 || si === 2) && !req.service_period) {
-      issue(['service_period'], `is required for periodic services (service_indicator ${si}): { from, to }`);
+      issue(['service_period'], 'boleta.period_required', { indicator: si });
     }
-    if (si === 2 && !req.due_date) issue(['due_date'], 'is required for periodic domiciliary services (FchVenc)');
+    if (si === 2 && !req.due_date) issue(['due_date'], 'boleta.due_date_required');
     if ((si === 1 || si === 2) && !req.receiver?.address) {
-      issue(['receiver', 'address'], `is required for periodic services (service_indicator ${si}, DirRecep)`);
+      issue(['receiver', 'address'], 'boleta.address_required', { indicator: si });
     }
     if (req.service_period && req.service_period.from > req.service_period.to) {
-      issue(['service_period', 'to'], 'must not be before service_period.from');
+      issue(['service_period', 'to'], 'boleta.period_order');
     }
   }
 }

@@ -52,7 +52,7 @@ export function splitGross(gross: number, ratePercent: number): { net: number; v
 }
 
 function tooLarge(path: string): AppError {
-  return validationError(path, 'the amount is too large');
+  return validationError(path, 'amount.too_large');
 }
 
 const safe = (v: bigint, path: string): number => {
@@ -91,10 +91,7 @@ function buildLine(item: IssueItem, index: number, type: DteType, textCorrection
   // DescuentoMonto is MntImpType (≥ 1) in DTE_v10.xsd, so it cannot be written as 0: a percentage
   // that amounts to less than half a peso is refused rather than silently dropped.
   if (discountAmount === 0) {
-    throw invalid(
-      `items[${index}].discount_pct`,
-      'the discount amounts to $0 on this line (DescuentoMonto must be at least 1): remove it',
-    );
+    throw invalid(`items[${index}].discount_pct`, 'amount.discount_zero');
   }
   return {
     number: index + 1,
@@ -191,12 +188,10 @@ export function computeDocument(req: IssueRequest, ctx: ComputeContext): DteDocu
 
   const receiver = receiverOf(req, ctx.issuer);
   if (isBoleta(type) && ctx.ufClp && totals.total > BOLETA_IDENTIFIED_UF * ctx.ufClp) {
-    const limit = `above ${BOLETA_IDENTIFIED_UF} UF (${BOLETA_IDENTIFIED_UF * ctx.ufClp} pesos at UF ${ctx.ufClp})`;
-    if (receiver.rut === GENERIC_BOLETA_RUT) {
-      throw invalid('receiver.rut', `a boleta ${limit} identifies its buyer: a real RUT, not 66666666-6`);
-    }
-    if (!receiver.name) throw invalid('receiver.name', `a boleta ${limit} carries the buyer's name`);
-    if (req.payment_method === undefined) throw invalid('payment_method', `a boleta ${limit} states its MedioPago`);
+    const limit = { uf: BOLETA_IDENTIFIED_UF, pesos: BOLETA_IDENTIFIED_UF * ctx.ufClp, uf_clp: ctx.ufClp };
+    if (receiver.rut === GENERIC_BOLETA_RUT) throw invalid('receiver.rut', 'boleta.identified_buyer_rut', limit);
+    if (!receiver.name) throw invalid('receiver.name', 'boleta.identified_buyer_name', limit);
+    if (req.payment_method === undefined) throw invalid('payment_method', 'boleta.identified_payment_method', limit);
   }
   return {
     type,
@@ -226,10 +221,7 @@ export function computeDocument(req: IssueRequest, ctx: ComputeContext): DteDocu
 function receiverOf(req: IssueRequest, issuer: IssuerInfo): ReceiverInfo {
   if (req.type === 52 && req.dispatch?.transfer_type === 5) {
     if (req.receiver && req.receiver.rut !== issuer.rut) {
-      throw invalid(
-        'receiver.rut',
-        `an internal transfer (transfer_type 5) is addressed to the issuer itself (${issuer.rut})`,
-      );
+      throw invalid('receiver.rut', 'dispatch.internal_transfer_receiver', { rut: issuer.rut });
     }
     return {
       rut: issuer.rut,

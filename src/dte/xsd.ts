@@ -16,7 +16,12 @@ import { xmlRegisterFsInputProviders } from 'libxml2-wasm/lib/nodejs.mjs';
 
 export const SCHEMA_DIR = resolve('resources/sii/schemas');
 
-export type SchemaName = 'DTE_v10.xsd' | 'timbre-boleta-dte.xsd' | 'EnvioDTE_v10.xsd' | 'EnvioBOLETA_v11.xsd';
+export type SchemaName =
+  | 'DTE_v10.xsd'
+  | 'timbre-boleta-dte.xsd'
+  | 'EnvioDTE_v10.xsd'
+  | 'EnvioBOLETA_v11.xsd'
+  | 'RespuestaEnvioDTE_v10.xsd';
 
 const validators = new Map<SchemaName, XsdValidator>();
 let providersRegistered = false;

@@ -18,7 +18,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import type { AppContext } from '../context.ts';
 import { type Event, Prisma, type WebhookDelivery, type WebhookEndpoint } from '../generated/prisma/client.ts';
-import { eventPayload, recordEvent } from '../issuing/events.ts';
+import { eventPayload, recordEvent } from './record.ts';
 import { BlockedTargetError, guardedLookup, isBlockedAddress } from './ssrf.ts';
 
 /** Claims of all instances take turns on this advisory lock (key chosen for this use only). */
@@ -159,18 +159,37 @@ export async function claimDeliveries(ctx: AppContext, limit: number, deliveryId
   });
 }
 
+/** The attempt's error when the endpoint's signing secret cannot be decrypted. */
+export const SECRET_UNREADABLE = 'signing secret cannot be decrypted (wrong TIMBRE_MASTER_KEY?); not sent';
+
+/**
+ * The endpoint's signing secret, or null when it cannot be decrypted (a changed master key, a
+ * damaged row). Nothing is sent then: a payload signed with an empty key would reach the
+ * receiver as if it came from us. The failure is logged without the secret or the error's text
+ * (which could quote key material) and the attempt fails like any other, so it is retried on the
+ * usual schedule (a restart with the right key delivers it) until the window closes.
+ */
+function openSecret(ctx: AppContext, d: Claimed): string | null {
+  try {
+    return ctx.db.secrets.open(Buffer.from(d.endpoint.secretEncrypted)).toString('utf8');
+  } catch {
+    ctx.log.error(
+      { endpoint: d.endpoint.id, delivery: d.id, issuer: d.issuerId },
+      'webhook signing secret cannot be decrypted; the attempt fails and nothing is sent',
+    );
+    return null;
+  }
+}
+
 /** Attempts one claimed delivery and records the outcome (log row, state, endpoint health). */
 export async function attemptDelivery(ctx: AppContext, d: Claimed): Promise<AttemptResult> {
-  let secret: string;
-  try {
-    secret = ctx.db.secrets.open(Buffer.from(d.endpoint.secretEncrypted)).toString('utf8');
-  } catch {
-    secret = '';
-  }
+  const secret = d.endpoint.enabled ? openSecret(ctx, d) : null;
   const body = JSON.stringify(eventPayload(d.event));
-  const result = d.endpoint.enabled
-    ? await postWebhook(ctx, { url: d.endpoint.url, secret }, { id: d.event.id, body })
-    : { status: null, latencyMs: 0, error: 'endpoint disabled' };
+  const result: AttemptResult = !d.endpoint.enabled
+    ? { status: null, latencyMs: 0, error: 'endpoint disabled' }
+    : secret === null
+      ? { status: null, latencyMs: 0, error: SECRET_UNREADABLE }
+      : await postWebhook(ctx, { url: d.endpoint.url, secret }, { id: d.event.id, body });
   const now = ctx.clock();
   const delivered = result.error === null;
   const giveUpAt = d.event.createdAt.getTime() + ctx.config.WEBHOOK_DISABLE_AFTER_MS;

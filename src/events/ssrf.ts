@@ -7,6 +7,7 @@
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
+import { type ErrorDetail, ruleDetail } from '../rules.ts';
 
 const BLOCKED = new BlockList();
 for (const [net, prefix] of [
@@ -84,18 +85,21 @@ export function guardedLookup(allowPrivate: boolean) {
   };
 }
 
-/** Resolves a URL's host and refuses it when any address is blocked (at save time). */
-export async function checkTarget(url: URL, opts: { allowPrivate: boolean; live: boolean }): Promise<string | null> {
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'the URL must be http or https';
-  if (opts.live && url.protocol !== 'https:' && !opts.allowPrivate) return 'live issuers must use an https URL';
-  if (url.username || url.password) return 'the URL must not carry credentials';
+/** Resolves a URL's host and refuses it when any address is blocked (at save time): the refusal names the rule. */
+export async function checkTarget(
+  url: URL,
+  opts: { allowPrivate: boolean; live: boolean },
+): Promise<ErrorDetail | null> {
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return ruleDetail('url', 'url.scheme');
+  if (opts.live && url.protocol !== 'https:' && !opts.allowPrivate) return ruleDetail('url', 'url.https_required');
+  if (url.username || url.password) return ruleDetail('url', 'url.credentials');
   if (opts.allowPrivate) return null;
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host)) return isBlockedAddress(host) ? `${host} is not a public address` : null;
+  if (isIP(host)) return isBlockedAddress(host) ? ruleDetail('url', 'url.not_public', { host, address: host }) : null;
   const addresses = await new Promise<LookupAddress[]>((resolve) =>
     dnsLookup(host, { all: true }, (err, list) => resolve(err ? [] : (list as LookupAddress[]))),
   );
-  if (addresses.length === 0) return `${host} does not resolve`;
+  if (addresses.length === 0) return ruleDetail('url', 'url.unresolved', { host });
   const bad = addresses.find((a) => isBlockedAddress(a.address));
-  return bad ? `${host} resolves to a non-public address (${bad.address})` : null;
+  return bad ? ruleDetail('url', 'url.not_public', { host, address: bad.address }) : null;
 }

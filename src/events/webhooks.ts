@@ -7,11 +7,11 @@ import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { AppError, validationError } from '../errors.ts';
 import type { Issuer, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../generated/prisma/client.ts';
-import { environmentOf } from '../issuing/environment.ts';
+import { environmentOf } from '../admin/environment.ts';
 import { attemptDelivery, claimDeliveries } from './deliveries.ts';
-import { findEvent, recordEvent } from '../issuing/events.ts';
+import { findEvent, recordEvent } from './record.ts';
 import { checkTarget } from './ssrf.ts';
-import type { EventType } from '../issuing/event-types.ts';
+import type { EventType } from './types.ts';
 
 export const MAX_ENDPOINTS = 10;
 
@@ -55,14 +55,14 @@ export async function createEndpoint(
   try {
     url = new URL(input.url);
   } catch {
-    throw validationError('url', 'must be an absolute http(s) URL');
+    throw validationError('url', 'url.not_absolute');
   }
   const blocked = await checkTarget(url, {
     allowPrivate: ctx.config.TIMBRE_WEBHOOKS_ALLOW_PRIVATE,
     live: environmentOf(issuer) === 'live',
   });
   if (blocked) {
-    throw new AppError('WEBHOOK_URL_BLOCKED', `url: ${blocked}.`, { details: [{ path: 'url', message: blocked }] });
+    throw new AppError('WEBHOOK_URL_BLOCKED', `url: ${blocked.message}.`, { details: [blocked] });
   }
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
   const created = await ctx.db.prisma.$transaction(async (tx) => {

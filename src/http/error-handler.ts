@@ -5,7 +5,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError, ERROR_CATALOG, type ErrorCode, type ErrorDetail, formatPath } from '../errors.ts';
+import { AppError, ERROR_CATALOG, type ErrorCode, type ErrorDetail, zodError } from '../errors.ts';
 
 export function errorBody(request: FastifyRequest, code: ErrorCode, message?: string, details?: ErrorDetail[]) {
   return {
@@ -27,20 +27,15 @@ const CONTEXT_NAMES: Record<string, string> = { body: 'body', querystring: 'quer
 function fromFastifyError(err: FastifyError): AppError | null {
   if (hasZodFastifySchemaValidationErrors(err)) {
     const context = CONTEXT_NAMES[(err as { validationContext?: string }).validationContext ?? 'body'] ?? 'body';
-    const details = err.validation.map((v) => {
-      const segments = v.instancePath.split('/').filter(Boolean);
-      const path = formatPath(segments) || context;
-      return { path, message: v.message ?? 'is invalid' };
-    });
-    const first = details[0];
-    const summary = first ? `${first.path}: ${first.message}` : 'The request is invalid.';
-    return new AppError(
-      'VALIDATION_FAILED',
-      details.length > 1 ? `${summary} (and ${details.length - 1} more)` : summary,
-      {
-        details,
-      },
-    );
+    // fastify-type-provider-zod hands each zod issue over as { keyword: code, instancePath,
+    // message, params: the rest of the issue }: put it back together for the one conversion.
+    const issues = err.validation.map((v) => ({
+      ...(v.params as Record<string, unknown>),
+      code: v.keyword,
+      path: v.instancePath.split('/').filter(Boolean),
+      message: v.message ?? 'is invalid',
+    }));
+    return zodError(issues, context);
   }
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

@@ -3,7 +3,7 @@
  * created_at, data }` and each type's `data`. A webhook delivery's body is exactly one of these.
  */
 import { z } from 'zod';
-import { EVENT_TYPES } from '../issuing/event-types.ts';
+import { EVENT_TYPES } from '../events/types.ts';
 import { documentSchema } from './schemas.ts';
 
 const siiRaw = z
@@ -67,6 +67,32 @@ const webhookDisabledData = z.object({
   last_error: z.string().nullable(),
 });
 
+/** received.document: the list entry of GET /api/{rut}/recibidos. */
+export const receivedDocumentEventData = z.object({
+  emisor: z.object({ rut: z.string(), name: z.string() }),
+  type: z.number().int(),
+  folio: z.number().int(),
+  date: z.string(),
+  totals: z.object({ net: z.number().int(), exempt: z.number().int(), vat: z.number().int(), total: z.number().int() }),
+  estado: z.string(),
+  envelope: z.number().int(),
+  xml_url: z.string(),
+  created_at: z.string(),
+});
+
+/** received.refused: a refused envelope, or one refused DTE of an accepted envelope. */
+export const receivedRefusedData = z.object({
+  envelope: z.number().int().describe("Timbre's number of the received envelope (CodEnvio)"),
+  file_name: z.string(),
+  estado_recep_env: z.number().int().describe('EstadoRecepEnv: 0 when only a DTE was refused'),
+  glosa: z.string(),
+  reason: z.string().nullable().describe('Why, in Spanish'),
+  type: z.number().int().nullable().optional(),
+  folio: z.number().int().nullable().optional(),
+  emisor_rut: z.string().nullable().optional(),
+  estado_recep_dte: z.number().int().optional().describe('EstadoRecepDTE of the refused DTE'),
+});
+
 const envelope = <T extends readonly [string, ...string[]], D extends z.ZodTypeAny>(types: T, data: D) =>
   z.object({ id: z.string(), type: z.enum(types), created_at: z.string(), data });
 
@@ -90,6 +116,8 @@ export const eventSchema = z.union([
   envelope(['email.sent', 'email.failed'], emailEventData),
   envelope(['ping'], pingData),
   envelope(['webhook.disabled'], webhookDisabledData),
+  envelope(['received.document'], receivedDocumentEventData),
+  envelope(['received.refused'], receivedRefusedData),
 ]);
 
 export const eventTypeSchema = z.enum(EVENT_TYPES, { message: `must be one of ${EVENT_TYPES.join(', ')}` });

@@ -36,7 +36,7 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
     if (header === undefined) return;
     const key = Array.isArray(header) ? header[0] : header;
     if (!key || !KEY.test(key)) {
-      throw validationError('Idempotency-Key', 'must be 1 to 255 printable ASCII characters');
+      throw validationError('Idempotency-Key', 'idempotency.key_format');
     }
     const issuerId = request.auth?.issuer.id;
     if (!issuerId) return;

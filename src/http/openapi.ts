@@ -159,7 +159,8 @@ function components(): Json {
           request_id: { type: 'string', description: 'The `X-Request-Id` of the request.' },
           details: {
             type: 'array',
-            description: 'For VALIDATION_FAILED: one entry per invalid field.',
+            description:
+              'For VALIDATION_FAILED (and the 4xx codes that name a field): one entry per invalid field, each with the stable `rule` id it breaks.',
             items: ref('schemas', 'ErrorDetail'),
           },
         },
@@ -239,7 +240,14 @@ function errorResponses(meta: RouteMeta, requestId: string): Json {
             code: first,
             request_id: requestId,
             ...(first === 'VALIDATION_FAILED' && {
-              details: [{ path: 'items[0].qty', message: 'Invalid input: expected number, received string' }],
+              details: [
+                {
+                  path: 'items[0].qty',
+                  rule: 'value.wrong_type',
+                  message: 'Invalid input: expected number, received string',
+                  params: { expected: 'number' },
+                },
+              ],
             }),
           },
         },
@@ -352,6 +360,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       tags: [
         { name: 'documents', description: 'Issue, list, download and follow tax documents.' },
         { name: 'folios', description: 'CAF folio ranges.' },
+        {
+          name: 'received',
+          description: "Documents suppliers send to the issuer: the receiver's checks, the answer, the files.",
+        },
         {
           name: 'events',
           description:

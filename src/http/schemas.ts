@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { isRealDate } from '../dte/calendar-date.ts';
 import { DTE_TYPES } from '../dte/model.ts';
 import { ERROR_CATALOG } from '../errors.ts';
+import { RULE_IDS, type RuleId, ruleIssue } from '../rules.ts';
 import { ESTADOS_SII } from '../issuing/document-state.ts';
 
 /** `{rut}` in paths: any string here; the auth hook compares it with the key's issuer. */
@@ -14,7 +15,18 @@ export const rutParams = z.object({ rut: rutParam });
 
 export const errorDetailSchema = z.object({
   path: z.string().meta({ description: 'The field, e.g. `items[0].qty`, `query`, `Idempotency-Key`.' }),
-  message: z.string(),
+  rule: z.enum(RULE_IDS as [RuleId, ...RuleId[]]).meta({
+    description:
+      'The stable id of the rule the field breaks (e.g. `text.char_not_allowed`, `date.out_of_range`, `refs.totals_mismatch`): match on it, not on `message`. New ids may be added; an id is never renamed or reused.',
+  }),
+  message: z.string().meta({ description: 'The rule, in English (may change; match on `rule`).' }),
+  params: z
+    .record(z.string(), z.union([z.string(), z.number()]))
+    .optional()
+    .meta({
+      description:
+        'The values `message` names (a limit, a character, a date…), by name, for a client that words the rule in its own language: e.g. `{ "max": 40 }` for `text.too_long`, `{ "char": "U+202E" }` for `text.char_not_allowed`.',
+    }),
 });
 
 /**
@@ -57,7 +69,10 @@ export const queryInt = (
     .string()
     .regex(/^\d{1,10}$/, `${name} must be a whole number`)
     .transform(Number)
-    .refine((n) => n >= min && n <= max, `${name} must be between ${min} and ${max}`)
+    .refine((n) => n >= min && n <= max, {
+      ...ruleIssue('number.range', { min, max }),
+      message: `${name} must be between ${min} and ${max}`,
+    })
     .meta({
       type: 'integer',
       minimum: min,
@@ -70,12 +85,13 @@ export const queryInt = (
 export const queryDate = (name: string, description?: string) =>
   z
     .string()
-    .refine(isRealDate, `${name} must be a real date written YYYY-MM-DD`)
+    .refine(isRealDate, { ...ruleIssue('date.invalid'), message: `${name} must be a real date written YYYY-MM-DD` })
     .meta({ format: 'date', ...(description !== undefined && { description }) });
 
 export const dteTypeQuery = z
   .string()
   .refine((s) => (DTE_TYPES as readonly number[]).includes(Number(s)) && /^\d+$/.test(s), {
+    ...ruleIssue('type.unknown', { types: DTE_TYPES.join(', ') }),
     message: `tipo_dte must be one of ${DTE_TYPES.join(', ')}`,
   })
   .transform((s) => Number(s) as (typeof DTE_TYPES)[number])

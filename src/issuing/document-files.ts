@@ -12,7 +12,7 @@ import { normalizeRut } from '../dte/rut.ts';
 import { AppError } from '../errors.ts';
 import type { Document, Issuer } from '../generated/prisma/client.ts';
 import type { AuthenticatedKey } from '../admin/api-keys.ts';
-import { environmentOf } from './environment.ts';
+import { environmentOf } from '../admin/environment.ts';
 import { FileCache } from '../file-cache.ts';
 
 export type FileKind = 'pdf' | 'xml';

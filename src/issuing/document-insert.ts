@@ -16,6 +16,7 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
+import { type CalendarDate, toDbDate } from '../dte/calendar-date.ts';
 import type { DteDocument } from '../dte/model.ts';
 import { envelopeKindOf } from '../dte/envelope.ts';
 import type { IssueRequest } from '../dte/issue-request.ts';
@@ -74,7 +75,7 @@ export interface DocumentInsertInput {
   config: Config;
   issuer: { id: string; rut: string };
   env: Environment;
-  date: string;
+  date: CalendarDate;
   req: IssueRequest;
   doc: DteDocument;
   reservation: FolioReservation;
@@ -101,7 +102,7 @@ export function documentInsert(input: DocumentInsertInput): DocumentInsert {
     type: doc.type,
     folio: doc.folio,
     cafId: reservation.cafId,
-    date: new Date(`${input.date}T00:00:00Z`),
+    date: toDbDate(input.date),
     receiverRut: doc.receiver.rut,
     receiverName,
     searchText: searchable(`${doc.receiver.rut} ${receiverName}`),

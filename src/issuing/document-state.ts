@@ -27,8 +27,8 @@
  */
 import type { AppContext } from '../context.ts';
 import type { DteDocument } from '../dte/model.ts';
-import { recordEvent } from './events.ts';
-import type { EventType } from './event-types.ts';
+import { recordEvent } from '../events/record.ts';
+import type { EventType } from '../events/types.ts';
 import { type Document, EstadoSii, type Prisma } from '../generated/prisma/client.ts';
 import { documentView } from './document-view.ts';
 import { emailViewOf } from './email-view.ts';

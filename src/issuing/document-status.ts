@@ -10,7 +10,7 @@ import { AppError } from '../errors.ts';
 import type { Document, Environment, Issuer } from '../generated/prisma/client.ts';
 import { SiiAmbiguousError, SiiAuthError, SiiProtocolError, SiiUnavailableError } from '../sii/types.ts';
 import { isFinal, resolveState, transition } from './document-state.ts';
-import { environmentOf } from './environment.ts';
+import { environmentOf } from '../admin/environment.ts';
 import { signingCertificate } from './key-material.ts';
 import type { EstadoSii } from './document-state.ts';
 import { documentStatusQuery, estadoOfDocument, verdictOfUpload } from './sii-states.ts';

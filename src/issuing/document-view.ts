@@ -3,6 +3,7 @@
  * file URLs, absolute from PUBLIC_BASE_URL, carrying the document's `tk` token.
  */
 import type { Config } from '../config.ts';
+import { fromDbDate } from '../dte/calendar-date.ts';
 import type { Document } from '../generated/prisma/client.ts';
 import type { EmailView } from './email-view.ts';
 
@@ -51,7 +52,7 @@ export function documentView(config: Config, issuerRut: string, doc: ListedDocum
   return {
     type: doc.type,
     folio: doc.folio,
-    date: doc.date.toISOString().slice(0, 10),
+    date: fromDbDate(doc.date),
     receiver: { rut: doc.receiverRut, name: doc.receiverName },
     totals: totalsView(doc),
     env: doc.environment,

@@ -5,7 +5,7 @@
  * the stock fell again.
  */
 import type { Environment, Issuer, Prisma } from '../generated/prisma/client.ts';
-import { recordEvent } from './events.ts';
+import { recordEvent } from '../events/record.ts';
 
 /** The issuer's threshold for a type: configured (CLI `issuer update --folio-alert TYPE=N`) or the default. */
 export function folioThreshold(issuer: Pick<Issuer, 'folioAlerts'>, type: number, lastRangeSize: number): number {

@@ -27,9 +27,10 @@ import type { AppContext } from '../context.ts';
 import { AppError, validationError } from '../errors.ts';
 import type { Caf, Environment, Issuer, Prisma } from '../generated/prisma/client.ts';
 import { insertCaf, storeCaf, verifyCaf } from '../admin/cafs.ts';
-import { santiagoDate } from '../dte/chile-time.ts';
+import { compareDates, fromDbDate } from '../dte/calendar-date.ts';
+import { todayInSantiago } from '../dte/chile-time.ts';
 import { folioThreshold } from './folio-alerts.ts';
-import { environmentOf } from './environment.ts';
+import { environmentOf } from '../admin/environment.ts';
 import { SANDBOX_CAF_IDK, sandboxCafSigner, signingCertificate } from './key-material.ts';
 
 /** Size of the range generated automatically for a sandbox issuer's first document of a type. */
@@ -153,11 +154,17 @@ export async function reserveFolio(ctx: AppContext, input: ReservationInput): Pr
       available: number;
       last_size: number | null;
       has_imported_certificate: boolean;
-    }>({
-      name: 'reserve-folio',
-      text: RESERVE_SQL,
-      values: [leaseUntil, token, input.issuerId, input.environment, input.type, now, input.today],
-    });
+    }>(
+      ctx.db.statement('reserve-folio', RESERVE_SQL, [
+        leaseUntil,
+        token,
+        input.issuerId,
+        input.environment,
+        input.type,
+        now,
+        input.today,
+      ]),
+    );
     const row = rows[0];
     if (row) {
       return {
@@ -194,7 +201,7 @@ export async function generateSandboxRange(
   count: number,
 ): Promise<Caf> {
   if (!Number.isInteger(count) || count < 1 || count > MAX_SANDBOX_REQUEST) {
-    throw validationError('cantidad', `must be between 1 and ${MAX_SANDBOX_REQUEST}`);
+    throw validationError('cantidad', 'folios.quantity', { max: MAX_SANDBOX_REQUEST });
   }
   const signerKey = await sandboxCafSigner(ctx);
   return ctx.db.prisma.$transaction(async (tx) => {
@@ -232,7 +239,7 @@ async function generateRangeLocked(
     type,
     from,
     to: from + count - 1,
-    authorisedAt: sandboxCafDate(santiagoDate(ctx.clock())),
+    authorisedAt: sandboxCafDate(todayInSantiago(ctx.clock)),
     signerKey,
     idk: SANDBOX_CAF_IDK,
   });
@@ -290,7 +297,7 @@ export interface FolioRangeView {
  */
 export async function listFolios(ctx: AppContext, issuer: Issuer) {
   const env = environmentOf(issuer);
-  const today = santiagoDate(ctx.clock());
+  const today = todayInSantiago(ctx.clock);
   const [rows, reservations] = await Promise.all([
     ctx.db.prisma.caf.findMany({
       where: { issuerId: issuer.id, environment: env },
@@ -305,8 +312,8 @@ export async function listFolios(ctx: AppContext, issuer: Issuer) {
   const reservedBy = new Map(reservations.map((r) => [r.cafId, r._count._all]));
   const byType = new Map<number, FolioRangeView[]>();
   for (const r of rows) {
-    const expiresAt = r.expiresAt ? r.expiresAt.toISOString().slice(0, 10) : null;
-    const expired = expiresAt !== null && expiresAt < today;
+    const expiresAt = fromDbDate(r.expiresAt);
+    const expired = expiresAt !== null && compareDates(expiresAt, today) < 0;
     const reserved = reservedBy.get(r.id) ?? 0;
     const unused = Math.max(0, r.rangeTo - r.nextFolio + 1);
     const view: FolioRangeView = {
@@ -314,7 +321,7 @@ export async function listFolios(ctx: AppContext, issuer: Issuer) {
       to: r.rangeTo,
       next: r.nextFolio,
       available: expired ? 0 : unused,
-      authorised_at: r.authorisedAt.toISOString().slice(0, 10),
+      authorised_at: fromDbDate(r.authorisedAt),
       expires_at: expiresAt,
       expired,
       used: Math.max(0, r.nextFolio - r.rangeFrom - reserved),

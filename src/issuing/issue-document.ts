@@ -23,14 +23,16 @@ import type { DteDocument, IssuerInfo } from '../dte/model.ts';
 import type { SigningCertificate } from '../dte/certificate.ts';
 import { computeDocument } from '../dte/totals.ts';
 import { AppError } from '../errors.ts';
+import { ruleDetail } from '../rules.ts';
 import type { Document, Environment, Issuer } from '../generated/prisma/client.ts';
-import { santiagoDate, santiagoTimestamp } from '../dte/chile-time.ts';
+import { type CalendarDate, compareDates, fromDbDate } from '../dte/calendar-date.ts';
+import { dateOfInstantInSantiago, santiagoTimestamp } from '../dte/chile-time.ts';
 import { issueEmailState } from './email-queue.ts';
 import { checkFolioStock, folioThreshold } from './folio-alerts.ts';
 import { documentInsert } from './document-insert.ts';
 import { voidReferencedDocuments } from './document-state.ts';
 import { fileUrls, totalsView } from './document-view.ts';
-import { environmentOf } from './environment.ts';
+import { environmentOf } from '../admin/environment.ts';
 import { checkReferences, type ReferenceCheck, receiverFromTarget, recheckReferences } from './references.ts';
 import { ensureSandboxCaf, type FolioReservation, releaseReservation, reserveFolio } from './folios.ts';
 import { cafMaterialById, signingCertificate } from './key-material.ts';
@@ -49,8 +51,8 @@ export function issuerInfo(issuer: Issuer): IssuerInfo {
     // Sandbox issuers need no SII resolution; the printed stamp then says "Res. 0" and dates it
     // the day the issuer was created, in Santiago (a date-only column is stored at UTC midnight).
     resolutionDate: issuer.resolutionDate
-      ? issuer.resolutionDate.toISOString().slice(0, 10)
-      : santiagoDate(issuer.createdAt),
+      ? fromDbDate(issuer.resolutionDate)
+      : dateOfInstantInSantiago(issuer.createdAt),
     resolutionNumber: issuer.resolutionNumber ?? 0,
     ...(issuer.siiOffice && { siiOffice: issuer.siiOffice }),
   };
@@ -76,7 +78,7 @@ export async function issueDocument(
 ): Promise<IssueResult> {
   const env = environmentOf(issuer);
   const now = ctx.clock();
-  const date = req.date ?? santiagoDate(now);
+  const date = req.date ?? dateOfInstantInSantiago(now);
   const info = issuerInfo(issuer);
 
   // Totals and every request rule before anything is reserved (folio 0 is a placeholder).
@@ -102,12 +104,12 @@ export async function issueDocument(
   const timestamp = santiagoTimestamp(now);
   // SII format rule 9: a CAF's expiry is judged against the real date, not the (possibly earlier) FchEmis
   // the caller sends, so a backdated document never consumes an expired CAF (CAF-3-517).
-  const today = santiagoDate(now);
+  const today = dateOfInstantInSantiago(now);
   const reservationInput = {
     issuerId: issuer.id,
     environment: env,
     type: draft.type,
-    today: date.localeCompare(today) > 0 ? date : today,
+    today: compareDates(date, today) > 0 ? date : today,
   };
   for (let attempt = 1; ; attempt++) {
     const reservation = await reserveFolio(ctx, reservationInput);
@@ -152,7 +154,7 @@ export async function issueDocument(
 interface PersistInput {
   issuer: Issuer;
   env: Environment;
-  date: string;
+  date: CalendarDate;
   req: IssueRequest;
   doc: DteDocument;
   reservation: FolioReservation;
@@ -199,7 +201,7 @@ async function persistDocument(
   const locks = input.references.lockIds.length > 0;
   const threshold = folioThreshold(issuer, doc.type, reservation.stock.lastRangeSize);
   if (!locks && reservation.stock.available >= threshold) {
-    const { rowCount } = await ctx.db.pool.query({ name: 'insert-document', text: insert.text, values: insert.values });
+    const { rowCount } = await ctx.db.pool.query(ctx.db.statement('insert-document', insert.text, insert.values));
     if (rowCount !== 1) throw new LeaseLost();
     return { created, submissionId: insert.submissionId };
   }
@@ -237,7 +239,7 @@ async function buildSigned(
     throw new AppError(
       'VALIDATION_FAILED',
       `date ${doc.date} is before the authorisation date of the CAF (${material.caf.fa}); the SII would object (TED-1-646).`,
-      { details: [{ path: 'date', message: `must not be before ${material.caf.fa}` }] },
+      { details: [ruleDetail('date', 'date.before_caf', { caf_date: material.caf.fa })] },
     );
   }
   // The bytes about to be stored were re-read by another XML parser (libxml2): XSD, XMLDSig and
@@ -283,8 +285,8 @@ async function submitAfterCommit(ctx: AppContext, document: Document, submission
         : undefined;
     return { document: current, env: 'live', ...(warning && { warning }) };
   } catch (err) {
+    // The submission stays due in its row: the jobs retry it (src/jobs.ts).
     ctx.log.error({ err, document: document.id }, 'first submission attempt failed');
-    await ctx.jobs?.wake(submissionId).catch(() => {});
     return {
       document,
       env: 'live',
@@ -315,7 +317,7 @@ export function issueResponse(ctx: AppContext, issuer: Issuer, r: IssueResult) {
     ...(r.warning && { warning: r.warning }),
     type: d.type,
     folio: d.folio,
-    date: d.date.toISOString().slice(0, 10),
+    date: fromDbDate(d.date),
     estado_sii: d.estadoSii,
     totals: totalsView(d),
     ...fileUrls(ctx.config, issuer.rut, d),

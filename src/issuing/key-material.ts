@@ -62,11 +62,13 @@ async function importedCertificates(
   const snapshot = ctx.caches.snapshot();
   if (!known) {
     // The cheapest statement, prepared once per connection.
-    const any = await ctx.db.pool.query({
-      name: 'has-imported-certificate',
-      text: "SELECT 1 FROM certificates WHERE issuer_id = $1::uuid AND kind = 'imported' LIMIT 1",
-      values: [issuerId],
-    });
+    const any = await ctx.db.pool.query(
+      ctx.db.statement(
+        'has-imported-certificate',
+        "SELECT 1 FROM certificates WHERE issuer_id = $1::uuid AND kind = 'imported' LIMIT 1",
+        [issuerId],
+      ),
+    );
     if (any.rowCount === 0) return [];
   }
   const rows = await ctx.db.prisma.certificate.findMany({

@@ -26,6 +26,7 @@
  *   total counts the matching documents index-only, in time proportional to the matches.
  */
 import type { AppContext } from '../context.ts';
+import { addDays, type CalendarDate, compareDates, firstOfMonth, firstOfNextMonth } from '../dte/calendar-date.ts';
 import type { DteType } from '../dte/model.ts';
 import { type EmailMessage, type Issuer, Prisma } from '../generated/prisma/client.ts';
 import type { EstadoSii } from './document-state.ts';
@@ -35,10 +36,10 @@ import { type DocumentView, documentView, type ListedDocument, searchable } from
 export interface ListFilters {
   type?: DteType;
   estadoSii?: EstadoSii;
-  /** YYYY-MM-DD, inclusive. */
-  from?: string;
-  /** YYYY-MM-DD, inclusive. */
-  to?: string;
+  /** Inclusive (desde). */
+  from?: CalendarDate;
+  /** Inclusive (hasta). */
+  to?: CalendarDate;
   q?: string;
   page: number;
   limit: number;
@@ -233,9 +234,9 @@ async function countFromCounters(ctx: AppContext, issuerId: string, f: ListFilte
 
 export interface CountingPeriods {
   /** Month rows with from <= period < before (an absent bound is open). */
-  months: { from?: string; before?: string } | null;
+  months: { from?: CalendarDate; before?: CalendarDate } | null;
   /** Day rows with from <= period <= to (an absent bound is open). */
-  days: Array<{ from?: string; to?: string }>;
+  days: Array<{ from?: CalendarDate; to?: CalendarDate }>;
 }
 
 /**
@@ -243,37 +244,23 @@ export interface CountingPeriods {
  * it covers, read from month counters, and the days of the partial months at its ends, read
  * from day counters. Every day of the range is counted exactly once.
  */
-export function countingPeriods(from?: string, to?: string): CountingPeriods {
+export function countingPeriods(from?: CalendarDate, to?: CalendarDate): CountingPeriods {
   // First day of the first whole month in the range, and first day after the last one.
-  const monthsFrom = from === undefined ? undefined : from.endsWith('-01') ? from : nextMonth(from);
-  const monthsBefore = to === undefined ? undefined : addDays(to, 1).endsWith('-01') ? addDays(to, 1) : monthOf(to);
-  if (monthsFrom !== undefined && monthsBefore !== undefined && monthsFrom >= monthsBefore) {
+  const monthsFrom = from === undefined ? undefined : firstOfNextMonth(addDays(from, -1));
+  const monthsBefore = to === undefined ? undefined : firstOfMonth(addDays(to, 1));
+  if (monthsFrom !== undefined && monthsBefore !== undefined && compareDates(monthsFrom, monthsBefore) >= 0) {
     // No whole month inside: every day of the range from day counters.
     return { months: null, days: [{ ...(from && { from }), ...(to && { to }) }] };
   }
   const days: CountingPeriods['days'] = [];
-  if (from !== undefined && monthsFrom !== undefined && from < monthsFrom) {
+  if (from !== undefined && monthsFrom !== undefined && compareDates(from, monthsFrom) < 0) {
     days.push({ from, to: addDays(monthsFrom, -1) });
   }
-  if (to !== undefined && monthsBefore !== undefined && monthsBefore <= to) days.push({ from: monthsBefore, to });
+  if (to !== undefined && monthsBefore !== undefined && compareDates(monthsBefore, to) <= 0) {
+    days.push({ from: monthsBefore, to });
+  }
   return {
     months: { ...(monthsFrom && { from: monthsFrom }), ...(monthsBefore && { before: monthsBefore }) },
     days,
   };
-}
-
-function monthOf(day: string): string {
-  return `${day.slice(0, 7)}-01`;
-}
-
-function nextMonth(day: string): string {
-  const d = new Date(`${monthOf(day)}T00:00:00Z`);
-  d.setUTCMonth(d.getUTCMonth() + 1);
-  return d.toISOString().slice(0, 10);
-}
-
-function addDays(day: string, n: number): string {
-  const d = new Date(`${day}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + n);
-  return d.toISOString().slice(0, 10);
 }

@@ -5,13 +5,14 @@
  * printed document marked "BORRADOR — SIN FOLIO" without a stamp.
  */
 import type { AppContext } from '../context.ts';
-import { santiagoDate } from '../dte/chile-time.ts';
+import { todayInSantiago } from '../dte/chile-time.ts';
 import type { IssueRequest } from '../dte/issue-request.ts';
 import type { DteDocument } from '../dte/model.ts';
 import { renderPdf } from '../dte/pdf/index.ts';
 import { computeDocument } from '../dte/totals.ts';
 import type { Environment, Issuer } from '../generated/prisma/client.ts';
-import { environmentOf } from './environment.ts';
+import { type ErrorDetail, type RuleArgs, type RuleId, ruleDetail } from '../rules.ts';
+import { environmentOf } from '../admin/environment.ts';
 import { issuerInfo } from './issue-document.ts';
 import { checkReferences } from './references.ts';
 
@@ -19,18 +20,26 @@ export interface Preview {
   env: Environment;
   doc: DteDocument;
   /** What would stop or change the real issue although the request itself is valid. */
-  warnings: string[];
+  warnings: PreviewWarning[];
+}
+
+/** A preview warning: a rule id of src/rules.ts with its English text (and its params). */
+type PreviewWarning = Omit<ErrorDetail, 'path'>;
+
+function warning<R extends RuleId>(id: R, ...args: RuleArgs<R>): PreviewWarning {
+  const { path: _, ...rest } = ruleDetail('', id, ...args);
+  return rest;
 }
 
 export async function previewDocument(ctx: AppContext, issuer: Issuer, req: IssueRequest): Promise<Preview> {
   const env = environmentOf(issuer);
-  const date = req.date ?? santiagoDate(ctx.clock());
+  const date = req.date ?? todayInSantiago(ctx.clock);
   const doc = computeDocument(req, { issuer: issuerInfo(issuer), folio: 0, date });
   await checkReferences(ctx, issuer, env, doc);
-  const warnings: string[] = [];
+  const warnings: PreviewWarning[] = [];
   if (env === 'live') {
     if (!issuer.resolutionDate || issuer.resolutionNumber === null) {
-      warnings.push('The issuer has no SII resolution configured: issuing in live would be refused.');
+      warnings.push(warning('live.no_resolution'));
     }
     const free = await ctx.db.prisma.caf.findFirst({
       where: {
@@ -41,7 +50,7 @@ export async function previewDocument(ctx: AppContext, issuer: Issuer, req: Issu
       },
       select: { id: true },
     });
-    if (!free) warnings.push(`There are no live folios for type ${doc.type}: request or import a CAF before issuing.`);
+    if (!free) warnings.push(warning('live.no_folios', { type: doc.type }));
   }
   return { env, doc, warnings };
 }
@@ -67,7 +76,7 @@ export function previewView(p: Preview) {
       amount: l.amount,
       exempt: l.exempt,
     })),
-    warnings: p.warnings,
+    warnings: p.warnings.map((w) => w.message),
   };
 }
 

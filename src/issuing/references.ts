@@ -17,8 +17,10 @@
  * to commit, sees it, and is refused exactly as if it had come later.
  */
 import type { AppContext } from '../context.ts';
+import { fromDbDate } from '../dte/calendar-date.ts';
 import { DTE_TYPES, type DteDocument, type DteType, type ReceiverInfo } from '../dte/model.ts';
 import { AppError, validationError } from '../errors.ts';
+import { ruleDetail } from '../rules.ts';
 import { type Document, type Environment, type Issuer, Prisma } from '../generated/prisma/client.ts';
 
 const isOwnDteType = (t: string): t is `${DteType}` => (DTE_TYPES as readonly number[]).map(String).includes(t);
@@ -65,29 +67,25 @@ export async function checkReferences(
         'REFERENCE_NOT_FOUND',
         `refs[${i}]: this issuer has no ${env} document of type ${ref.type} with folio ${ref.folio}.`,
         {
-          details: [
-            { path: `refs[${i}].folio`, message: `no ${env} document of type ${ref.type} with folio ${ref.folio}` },
-          ],
+          details: [ruleDetail(`refs[${i}].folio`, 'refs.not_found', { env, type: ref.type, folio: ref.folio })],
         },
       );
     }
     if (!note || ref.code === undefined) continue;
     out.target = target;
     const name = `${ref.type}/${ref.folio}`;
+    const referenced = { type: ref.type, folio: ref.folio };
     // A note modifies a document of the same receiver (the SII cross-checks the RUTRecep of both).
     if (target.receiverRut !== doc.receiver.rut) {
-      throw validationError(
-        'receiver.rut',
-        `must be the receiver of the referenced document ${name} (${target.receiverRut})`,
-      );
+      throw validationError('receiver.rut', 'refs.receiver_mismatch', { ...referenced, rut: target.receiverRut });
     }
     // FchRef is the referenced document's FchEmis.
-    const targetDate = target.date.toISOString().slice(0, 10);
+    const targetDate = fromDbDate(target.date);
     if (ref.date !== targetDate) {
-      throw validationError(`refs[${i}].date`, `must be the date of ${name} (${targetDate})`);
+      throw validationError(`refs[${i}].date`, 'refs.date_mismatch', { ...referenced, date: targetDate });
     }
     if (target.estadoSii === 'anulado') {
-      throw validationError(`refs[${i}].folio`, `the referenced document ${name} is already voided`);
+      throw validationError(`refs[${i}].folio`, 'refs.already_voided', referenced);
     }
     const t = doc.totals;
     const credits = doc.type === 61 && (ref.code === 1 || ref.code === 3);
@@ -104,17 +102,29 @@ export async function checkReferences(
         throw new AppError(
           'TOTALS_MISMATCH',
           `A note that voids (CodRef 1) must repeat the original totals: document ${name} has total ${target.total} (net ${target.net}, exempt ${target.exempt}, VAT ${target.vat}); this note has total ${t.total} (net ${t.net}, exempt ${t.exempt}, VAT ${t.vat}).`,
-          { details: [{ path: 'items', message: `totals must equal those of ${name}` }] },
+          {
+            details: [
+              ruleDetail('items', 'refs.totals_mismatch', {
+                ...referenced,
+                total: Number(target.total),
+                net: Number(target.net),
+                exempt: Number(target.exempt),
+                vat: Number(target.vat),
+              }),
+            ],
+          },
         );
       }
       // One voiding note per document: in live a voiding note takes effect when the SII accepts
       // it, so until then the document is not `anulado` yet but is already being voided.
       const voiding = others.find((n) => n.code === 1);
       if (voiding) {
-        throw validationError(
-          `refs[${i}].folio`,
-          `the referenced document ${name} is already voided by note ${voiding.type}/${voiding.folio} (${voiding.estadoSii})`,
-        );
+        throw validationError(`refs[${i}].folio`, 'refs.voiding_note_exists', {
+          ...referenced,
+          note_type: voiding.type,
+          note_folio: voiding.folio,
+          estado: voiding.estadoSii,
+        });
       }
       out.voided = target;
     }
@@ -132,7 +142,7 @@ export async function checkReferences(
           'TOTALS_MISMATCH',
           `A credit note may credit at most what remains of ${name}: total ${target.total}, already credited ${credited}, remaining ${remaining}; this note credits ${t.total}.${hint}`,
           {
-            details: [{ path: 'items', message: `the note credits more than the ${remaining} that remain of ${name}` }],
+            details: [ruleDetail('items', 'refs.credit_exceeds_remaining', { ...referenced, remaining })],
           },
         );
       }

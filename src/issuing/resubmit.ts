@@ -16,7 +16,7 @@ import { AppError } from '../errors.ts';
 import type { Issuer } from '../generated/prisma/client.ts';
 import { isAccepted } from './document-state.ts';
 import { findIssuedDocument } from './document-status.ts';
-import { environmentOf } from './environment.ts';
+import { environmentOf } from '../admin/environment.ts';
 import type { IssueResult } from './issue-document.ts';
 import { createSubmission, submitNow } from './submissions.ts';
 

@@ -3,6 +3,7 @@
  * that reads an SII answer agrees. Sources: docs/sii-reference.md §7.3 (upload STATUS), §7.4 (envelope
  * ESTADO, after LibreDTE's EstadoEnvioSii mapping), §7.5 (document ESTADO).
  */
+import { fromDbDate } from '../dte/calendar-date.ts';
 import type { SigningCertificate } from '../dte/certificate.ts';
 import { envelopeKindOf } from '../dte/envelope.ts';
 import type { Document } from '../generated/prisma/client.ts';
@@ -90,7 +91,7 @@ export function documentStatusQuery(
     receiverRut: document.receiverRut,
     type: document.type,
     folio: document.folio,
-    date: document.date.toISOString().slice(0, 10),
+    date: fromDbDate(document.date),
     total: Number(document.total),
   };
 }

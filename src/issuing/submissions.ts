@@ -20,8 +20,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
+import { fromDbDate } from '../dte/calendar-date.ts';
 import type { SigningCertificate } from '../dte/certificate.ts';
-import { type EnvelopeKind, buildEnvelope, envelopeKindOf } from '../dte/envelope.ts';
+import { type EnvelopeKind, buildEnvelope, envelopeKindOf, envelopeSchemaErrors } from '../dte/envelope.ts';
+import { AppError } from '../errors.ts';
 import type { Document, Issuer, Prisma, Submission } from '../generated/prisma/client.ts';
 import {
   SiiAmbiguousError,
@@ -61,13 +63,18 @@ export function caratulaOf(issuer: Issuer, senderRut: string, timestamp: string)
   return {
     issuerRut: issuer.rut,
     senderRut,
-    resolutionDate: issuer.resolutionDate?.toISOString().slice(0, 10) ?? '',
+    resolutionDate: fromDbDate(issuer.resolutionDate) ?? '',
     resolutionNumber: issuer.resolutionNumber ?? 0,
     timestamp,
   };
 }
 
-/** The signed envelope (EnvioDTE / EnvioBOLETA) of one signed DTE, built outside any transaction. */
+/**
+ * The signed envelope (EnvioDTE / EnvioBOLETA) of one signed DTE, built outside any transaction
+ * and validated against its official XSD before anyone can store it: one that fails is our bug,
+ * so it throws DOCUMENT_SCHEMA_INVALID (at issue: nothing is stored and the folio goes back; at
+ * a resubmit: no submission is created).
+ */
 export async function buildSubmissionEnvelope(
   ctx: AppContext,
   issuer: Issuer,
@@ -76,12 +83,23 @@ export async function buildSubmissionEnvelope(
   at: Date = ctx.clock(),
 ): Promise<Buffer> {
   const { cert } = await signingCertificate(ctx, issuer, true);
-  return buildEnvelope(
-    envelopeKindOf(type),
+  const kind = envelopeKindOf(type);
+  const envelope = buildEnvelope(
+    kind,
     [{ type, signedXml }],
     caratulaOf(issuer, cert.holderRut ?? '', santiagoTimestamp(at)),
     cert,
   );
+  const errors = envelopeSchemaErrors(kind, envelope);
+  if (errors.length > 0) {
+    ctx.log.error({ issuer: issuer.rut, type, errors: errors.slice(0, 5) }, 'generated envelope fails its XSD');
+    throw new AppError(
+      'DOCUMENT_SCHEMA_INVALID',
+      'The envelope for the SII failed XSD validation (a Timbre bug); nothing was stored or sent.',
+      { cause: errors.join('; ') },
+    );
+  }
+  return envelope;
 }
 
 /** Records an envelope as a queued submission, inside the caller's transaction. */
@@ -200,13 +218,11 @@ export async function runSubmission(
 class LeaseLost extends Error {}
 
 /**
- * Runs a submission's next step now (the issue call, a resubmit) and schedules the one after.
- * Null when another worker holds it right now.
+ * Runs a submission's next step now (the issue call, a resubmit); the row says when the one
+ * after is due, where the jobs find it (src/jobs.ts). Null when another worker holds it now.
  */
 export async function submitNow(ctx: AppContext, submissionId: string): Promise<StepResult | null> {
-  const step = await runSubmission(ctx, submissionId, { force: true });
-  if (step?.nextRunAt) await ctx.jobs?.wake(submissionId, step.nextRunAt);
-  return step;
+  return runSubmission(ctx, submissionId, { force: true });
 }
 
 /**
@@ -299,8 +315,24 @@ function describe(err: unknown): string {
   return (err as Error).message;
 }
 
+/**
+ * Checked again right before every upload, on the stored bytes (an envelope stored before this
+ * check existed, or damaged since): one that fails its XSD is never uploaded. It stays queued,
+ * retried at the longest backoff, with the reason on the submission and the document
+ * (`last_submit_error`) for an operator: it is our bug, and the SII would only refuse it.
+ */
+function invalidEnvelope(ctx: AppContext, s: Submission): Outcome | null {
+  const errors = envelopeSchemaErrors(s.service as EnvelopeKind, s.envelope);
+  if (errors.length === 0) return null;
+  ctx.log.error({ submission: s.id, errors: errors.slice(0, 5) }, 'stored envelope fails its XSD; not uploaded');
+  const failure = `the envelope fails XSD validation (a Timbre bug), not uploaded: ${errors.slice(0, 3).join('; ')}`;
+  return { state: 'queued', nextInMs: MAX_BACKOFF_MS, submission: { lastError: failure }, failure };
+}
+
 async function upload(ctx: AppContext, s: Submission, sc: StepContext): Promise<Outcome> {
   const { document, issuer, cert, service } = sc;
+  const invalid = invalidEnvelope(ctx, s);
+  if (invalid) return invalid;
   // Recorded before the call: a crash during the upload must leave a trace (see header). Only
   // while this worker holds the lease: one that lost it never uploads.
   await ctx.db.prisma.$transaction(async (tx) => {
@@ -519,12 +551,13 @@ async function poll(ctx: AppContext, s: Submission, sc: StepContext): Promise<Ou
   };
 }
 
-/** Submissions that are due and not held by anyone: what a sweep wakes up. */
+/** Submissions that are due and not held by anyone: what the jobs' poll takes up (src/jobs.ts). */
 export async function dueSubmissions(ctx: AppContext, limit = 100): Promise<{ id: string; nextRunAt: Date }[]> {
   const now = ctx.clock();
   return ctx.db.prisma.submission.findMany({
     where: {
-      state: { not: 'done' },
+      // The open states one by one: each is a range of the (state, next_run_at) index.
+      state: { in: ['queued', 'sending', 'ambiguous', 'uploaded'] },
       nextRunAt: { lte: now },
       OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }],
     },

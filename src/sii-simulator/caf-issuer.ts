@@ -5,7 +5,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { generateCaf } from '../dte/caf.ts';
-import { santiagoDate } from '../dte/chile-time.ts';
+import { todayInSantiago } from '../dte/chile-time.ts';
 import type { RegisteredIssuer } from './state.ts';
 
 /** IDK of the simulator's CAFs: the certification key id (docs/sii-reference.md §2). */
@@ -45,7 +45,7 @@ export class CafIssuer {
     const key = `${rut}|${type}`;
     const from = (this.lastFolio.get(key) ?? 0) + 1;
     const to = from + count - 1;
-    const authorisedAt = santiagoDate(this.clock());
+    const authorisedAt = todayInSantiago(this.clock);
     const xml = generateCaf({
       rut,
       name: this.issuers.get(rut)?.name ?? `CONTRIBUYENTE ${rut}`,

@@ -13,7 +13,8 @@
  * choices are listed in README.md ("Document checks").
  */
 import { verify } from 'node:crypto';
-import { type Caf, cafExpiresAt, cafPublicKey, type TrustedCafKey, verifyCafSignature } from '../dte/caf.ts';
+import { compareDates, isRealDate } from '../dte/calendar-date.ts';
+import { cafExpiresAt, cafPublicKey, type TrustedCafKey, verifyCafSignature } from '../dte/caf.ts';
 import { verifyDte } from '../dte/xmldsig.ts';
 import { magicReceiverError } from './magic.ts';
 import type { ReceivedDte, ReceivedTed, TedCaf } from './received-dte.ts';
@@ -44,15 +45,10 @@ function checkFolioNotReceived(dte: ReceivedDte, ctx: DocumentCheckContext): Sii
 
 /** CAF-3-517: types 33/43/46/56/61 may be stamped for 180 days after FA (docs/sii-reference.md §2). */
 function checkCafNotExpired(dte: ReceivedDte, caf: TedCaf | null): SiiError | null {
-  if (!caf) return null;
+  if (!caf || !isRealDate(caf.fa) || !isRealDate(dte.date)) return null;
   const expiresAt = cafExpiresAt({ td: caf.td, fa: caf.fa });
-  if (expiresAt && dte.date > expiresAt.toISOString().slice(0, 10)) return err('CAF', 3, 517, 'CAF Vencido');
+  if (expiresAt && compareDates(dte.date, expiresAt) > 0) return err('CAF', 3, 517, 'CAF Vencido');
   return null;
-}
-
-/** The CAF of a TED as the shape `verifyCafSignature` reads (no private key travels in a TED). */
-function asCaf(caf: TedCaf): Caf {
-  return { ...caf, rs: '', privateKeyPem: '' };
 }
 
 /**
@@ -65,7 +61,7 @@ function checkTed(dte: ReceivedDte, ctx: DocumentCheckContext): SiiError[] {
   if (!ted) return [err('TED', 3, 500, 'Timbre Electronico no presente o ilegible')];
   const caf = ted.caf;
   if (!caf) return [err('TED', 3, 500, 'CAF del Timbre ilegible')];
-  if (!verifyCafSignature(asCaf(caf), [...ctx.trustedCafKeys])) {
+  if (!verifyCafSignature(caf, [...ctx.trustedCafKeys])) {
     return [err('CAF', 3, 516, 'CAF no autorizado por el SII (firma FRMA invalida para el IDK)')];
   }
   if (caf.re !== dte.issuerRut || caf.td !== dte.type) {

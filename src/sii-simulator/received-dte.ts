@@ -21,8 +21,11 @@ interface ReceivedReference {
   otherRut: string | null;
 }
 
-/** The CAF element a TED carries (DD/CAF), as the SII re-reads it: a CAF without its keys. */
-export type TedCaf = Omit<Caf, 'rs' | 'privateKeyPem'>;
+/**
+ * The CAF element a TED carries (DD/CAF), as the SII re-reads it: a CAF without its keys, its
+ * FA as written (the checks judge it).
+ */
+export type TedCaf = Omit<Caf, 'rs' | 'privateKeyPem' | 'fa'> & { fa: string };
 
 export interface ReceivedTed {
   /** The flattened DD, what FRMT signs. */

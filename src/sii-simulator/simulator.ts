@@ -17,6 +17,7 @@
 import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isRealDate } from '../dte/calendar-date.ts';
 import { loadSiiCafKeys, type TrustedCafKey } from '../dte/caf.ts';
 import { normalizeRut } from '../dte/rut.ts';
 import { santiagoTimestamp } from '../dte/chile-time.ts';
@@ -118,11 +119,6 @@ function summarize(u: UploadRecord): UploadSummary {
       errors: d.errors.map(errorText),
     })),
   };
-}
-
-function isRealDate(text: string): boolean {
-  const d = new Date(`${text}T00:00:00Z`);
-  return /^\d{4}-\d{2}-\d{2}$/.test(text) && !Number.isNaN(d.getTime()) && d.toISOString().startsWith(text);
 }
 
 function validIssuer(input: RegisteredIssuer): RegisteredIssuer {

@@ -1,5 +1,5 @@
 /** Small pieces several pages share. */
-import type { Issuer } from '../generated/prisma/client.ts';
+import type { Issuer } from '../admin/issuers.ts';
 import { ESTADO_LABELS, typeName } from './format.ts';
 import { type Html, html } from './html.ts';
 

@@ -1,4 +1,5 @@
 /** How the dashboard writes numbers, RUTs, dates and states (es-CL; docs/dashboard.md "Layout"). */
+import { dateOfInstantInSantiago } from '../dte/chile-time.ts';
 import type { DteType } from '../dte/model.ts';
 import { formatRutDisplay } from '../dte/rut.ts';
 
@@ -21,12 +22,19 @@ export function rut(r: string): string {
   return formatRutDisplay(r);
 }
 
-/** `2026-11-23` or a Date (its calendar day in UTC, as dates are stored) → `23-11-2026`. */
-export function date(d: string | Date | null | undefined): string {
+/** A calendar date (`2026-11-23`, as the API and the DTE write it) → `23-11-2026`. */
+export function date(d: string | null | undefined): string {
   if (!d) return '—';
-  const iso = typeof d === 'string' ? d : d.toISOString().slice(0, 10);
-  const [y, m, day] = iso.slice(0, 10).split('-');
+  const [y, m, day] = d.slice(0, 10).split('-');
   return `${day}-${m}-${y}`;
+}
+
+/**
+ * The day an instant falls on in Santiago (a certificate's validity): `23-11-2026`. Its UTC day
+ * would be a day late every evening from 20:00 or 21:00.
+ */
+export function dayInSantiago(d: Date | null | undefined): string {
+  return d ? date(dateOfInstantInSantiago(d)) : '—';
 }
 
 const SANTIAGO = new Intl.DateTimeFormat('es-CL', {
@@ -97,6 +105,8 @@ const EVENT_LABELS: Record<string, string> = {
   'email.failed': 'Correo no enviado',
   ping: 'Prueba (ping)',
   'webhook.disabled': 'Webhook desactivado',
+  'received.document': 'Documento recibido',
+  'received.refused': 'Recepción rechazada',
 };
 
 export function eventLabel(type: string): string {

@@ -1,7 +1,7 @@
 /** The dashboard's page frame: navigation, issuer switcher, environment badge, user menu. */
 import type { SignedIn } from '../admin/users.ts';
 import { may } from '../admin/users.ts';
-import type { Issuer } from '../generated/prisma/client.ts';
+import type { Issuer } from '../admin/issuers.ts';
 import { ROLE_LABELS, rut } from './format.ts';
 import { type Html, html, type Renderable } from './html.ts';
 

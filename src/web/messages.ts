@@ -1,13 +1,36 @@
 /**
  * Plain-Spanish words for what the use cases answer (their messages are English, for the API
- * and the CLI). The code says what happened; these say what to do. Field messages from the
- * issue schema are translated phrase by phrase; anything unknown keeps its English text after
- * a Spanish lead, so nothing is hidden.
+ * and the CLI). The code says what happened; these say what to do. An error is worded by its
+ * `code`; a field detail by its stable `rule` id (src/rules.ts), with the values it names taken
+ * from the detail's `params`, never from its English text. Both tables are complete by type
+ * (and test/web/messages.test.ts checks it), so a reworded English message cannot leak here.
  */
 import type { AppError, ErrorCode } from '../errors.ts';
-import { rut as formatRut, money } from './format.ts';
+import type { ErrorDetail, RuleArgs, RuleId, RuleParams } from '../rules.ts';
+import { date as formatDate, rut as formatRut, money } from './format.ts';
 
-const BY_CODE: Partial<Record<ErrorCode, string>> = {
+const BY_CODE: Record<ErrorCode, string> = {
+  VALIDATION_FAILED: 'Revisa los datos del formulario.',
+  INVALID_JSON: 'La solicitud no es JSON válido.',
+  UNSUPPORTED_MEDIA_TYPE: 'La solicitud debe enviarse como JSON (Content-Type: application/json).',
+  INVALID_RUT: 'El RUT no es válido: revisa el formato y el dígito verificador.',
+  UNAUTHENTICATED: 'Tu sesión terminó: vuelve a ingresar.',
+  INVALID_API_KEY: 'La clave de API no es válida o fue revocada.',
+  FORBIDDEN_ISSUER: 'No tienes acceso a este emisor.',
+  ROUTE_NOT_FOUND: 'No encontramos esa página.',
+  METHOD_NOT_ALLOWED: 'Esa acción no está disponible en esta página.',
+  PAYLOAD_TOO_LARGE: 'El archivo o formulario supera 1 MB.',
+  RATE_LIMITED: 'Demasiadas solicitudes seguidas. Espera un momento y vuelve a intentarlo.',
+  ISSUER_EXISTS: 'Ya existe un emisor con ese RUT.',
+  ACCOUNT_NOT_FOUND: 'Esa cuenta no existe.',
+  CAF_ISSUER_MISMATCH: 'Ese CAF fue emitido para otro RUT.',
+  DOCUMENT_SCHEMA_INVALID:
+    'El documento generado no cumple el esquema del SII (un error de Timbre). No se guardó nada ni se usó folio.',
+  SERVICE_UNAVAILABLE: 'El servicio se está reiniciando. Vuelve a intentarlo en unos segundos.',
+  BAD_REQUEST: 'La solicitud fue rechazada.',
+  DOCUMENT_NOT_VERIFIABLE:
+    'El documento generado no pasó la verificación de firma (un error de Timbre). No se guardó nada ni se usó folio.',
+  WEBHOOK_URL_BLOCKED: 'Timbre solo envía webhooks a direcciones públicas de internet.',
   SIGN_IN_FAILED: 'El correo o la contraseña no son correctos.',
   SIGN_IN_RATE_LIMITED: 'Demasiados intentos fallidos. Espera 15 minutos y vuelve a intentarlo.',
   CSRF_FAILED: 'El formulario expiró. Recarga la página y vuelve a intentarlo.',
@@ -46,134 +69,128 @@ const BY_CODE: Partial<Record<ErrorCode, string>> = {
   INTERNAL: 'Ocurrió un error interno. Inténtalo de nuevo; si persiste, contáctanos.',
 };
 
-const PHRASES: [RegExp, (m: RegExpExecArray) => string][] = [
-  [/^must not be empty$/, () => 'No puede estar vacío.'],
-  // The SII format rules of the issue schema and the reference checks (README "SII format rules").
-  [/^is required for type \d+: the document this note modifies$/, () => 'Indica el documento que modifica la nota.'],
-  [/^is required for type (\d+) \((GiroRecep|DirRecep|CmnaRecep)\)$/, (m) => `El SII lo exige en el tipo ${m[1]}.`],
-  [/^is required on a guía that is a sale/, () => 'Es obligatorio en una guía de venta (traslado 1).'],
-  [/^is required when the issuer delivers/, () => 'Es obligatorio cuando el emisor despacha (tipo de despacho 2 o 3).'],
-  [/^is required for periodic services/, () => 'Es obligatorio en servicios periódicos (indicador 1 o 2).'],
-  [
-    /^is required for periodic domiciliary services/,
-    () => 'Es obligatorio en servicios periódicos domiciliarios (indicador 2).',
-  ],
-  [/^is required.*$/, () => 'Es obligatorio.'],
-  [/expected string, received undefined/, () => 'Es obligatorio.'],
-  [
-    /an internal transfer \(transfer_type 5\) is addressed to the issuer itself \((\S+)\)/,
-    () => 'En un traslado interno (5) el receptor es el propio emisor: deja el RUT vacío o usa el del emisor.',
-  ],
-  [
-    /^must be the receiver of the referenced document (\S+) \((\S+)\)$/,
-    (m) => `Debe ser el receptor del documento referenciado ${m[1]} (${formatRut(m[2] ?? '')}).`,
-  ],
-  [
-    /^must be the date of (\S+) \((\d{4})-(\d{2})-(\d{2})\)$/,
-    (m) => `Debe ser la fecha de ${m[1]}: ${m[4]}-${m[3]}-${m[2]}.`,
-  ],
-  [/^must be 1, 2 or 3$/, () => 'Debe ser 1, 2 o 3.'],
-  [/^boletas have no FmaPago/, () => 'Las boletas no llevan forma de pago; indica el medio de pago.'],
-  [/^applies only to boletas/, () => 'Solo se usa en boletas (39 y 41).'],
-  [/^applies only to type 52$/, () => 'Solo se usa en guías de despacho (52).'],
-  [
-    /a reference to a non-tax document \((\S+)\) carries no CodRef/,
-    (m) => `Una referencia a un documento no tributario (${m[1]}) no lleva código.`,
-  ],
-  [/^CodRef applies only to notes/, () => 'El código solo se usa en notas de débito (56) y crédito (61).'],
-  [
-    /^CodRef 2 \(text correction\) exists only/,
-    () => 'El código 2 (corrige texto) existe solo en notas de crédito (61).',
-  ],
-  [
-    /^a debit note voids \(CodRef 1\) only a credit note/,
-    () => 'Una nota de débito solo anula (código 1) una nota de crédito (61).',
-  ],
-  [
-    /^a credit note is voided by a debit note/,
-    () => 'Una nota de crédito se anula con una nota de débito (56), no con otra nota de crédito.',
-  ],
-  [
-    /^a note does not modify a document of type (\S+)/,
-    (m) => `Una nota no modifica documentos tipo ${m[1]} (documentos en papel o guías).`,
-  ],
-  [
-    /^a note references at least one tax document/,
-    () => 'La nota debe referenciar el documento tributario que modifica.',
-  ],
-  [
-    /^a note that voids or corrects references exactly one tax document/,
-    () => 'Una nota que anula o corrige referencia un solo documento tributario.',
-  ],
-  [/^export transfers \(8, 9\)/, () => 'Los traslados para exportación (8 y 9) aún no se pueden emitir.'],
-  [
-    /^the note credits more than the (\d+) that remain of (\S+)$/,
-    (m) => `La nota acredita más de lo que queda de ${m[2]} (${money(Number(m[1]))}).`,
-  ],
-  [/^must not be before service_period.from$/, () => 'No puede ser anterior al inicio del período.'],
-  [/^must have at most (\d+) lines$/, (m) => `Máximo ${m[1]} líneas.`],
-  [
-    /^a boleta above (\d+) UF .* identifies its buyer/,
-    (m) => `Una boleta sobre ${m[1]} UF identifica al comprador: indica su RUT (no 66.666.666-6).`,
-  ],
-  [
-    /^a boleta above (\d+) UF .* carries the buyer's name/,
-    (m) => `Una boleta sobre ${m[1]} UF lleva el nombre del comprador.`,
-  ],
-  [/^a boleta above (\d+) UF .* states its MedioPago/, (m) => `Una boleta sobre ${m[1]} UF indica el medio de pago.`],
-  [/^must be greater than 0$/, () => 'Debe ser mayor que 0.'],
-  [/^must not be negative$/, () => 'No puede ser negativo.'],
-  [/^must be at most (\d+) characters.*$/, (m) => `Máximo ${m[1]} caracteres.`],
-  [/^must be a number$|^.* must be a number$|expected number/, () => 'Debe ser un número.'],
-  [/^may carry at most (\d+) decimals$/, (m) => `Máximo ${m[1]} decimales.`],
-  [/is not a valid RUT|RUT/, () => 'No es un RUT válido (formato 12.345.678-9, revisa el dígito verificador).'],
-  [/^must be a real date.*$/, () => 'Debe ser una fecha real (dd-mm-aaaa).'],
-  [/^must have at least one line$/, () => 'Agrega al menos una línea.'],
-  [/every line is exempt: issue type (\d+) instead/, (m) => `Todas las líneas son exentas: emite el tipo ${m[1]}.`],
-  [/^must be a single line$/, () => 'Debe ser una sola línea.'],
-  [/^must not contain control characters$/, () => 'Contiene caracteres no permitidos.'],
-  [
-    /a credit note carries only receiver.rut and receiver.name/,
-    () => 'Una nota de crédito lleva solo RUT y razón social del receptor.',
-  ],
-  [
-    /no (sandbox|live) document of type (\d+) with folio (\d+)/,
-    (m) => `No existe el documento tipo ${m[2]} folio ${m[3]} de este emisor.`,
-  ],
-  [/already voided/, () => 'Ese documento ya está anulado.'],
-  [/^totals must equal those of (.*)$/, (m) => `Los totales deben ser iguales a los de ${m[1]} (anulación).`],
-  // Webhook URLs (src/events/webhooks.ts and ssrf.ts).
-  [/^must be an absolute http\(s\) URL$/, () => 'Escribe una URL completa, por ejemplo https://example.cl/timbre.'],
-  [/^the URL must be http or https$/, () => 'La URL debe empezar con https:// (o http://).'],
-  [/^live issuers must use an https URL$/, () => 'En producción la URL debe usar https://.'],
-  [/^the URL must not carry credentials$/, () => 'La URL no puede llevar usuario ni contraseña.'],
-  [
-    /^(\S+) (is not a public address|resolves to a non-public address.*)$/,
-    (m) => `${m[1]} es una dirección privada o local: Timbre solo envía webhooks a direcciones públicas de internet.`,
-  ],
-  [/^(\S+) does not resolve$/, (m) => `No encontramos el dominio ${m[1]}: revisa la URL.`],
-  [/must be an e-mail address/, () => 'Debe ser un correo electrónico.'],
-  [/must be at least (\d+) characters/, (m) => `Debe tener al menos ${m[1]} caracteres.`],
-  [
-    /must be a 6-digit SII economic activity code/,
-    () => 'Debe ser un código de actividad económica del SII de 6 dígitos.',
-  ],
-  [/must be greater than 0 and at most 100/, () => 'Debe ser mayor que 0 y como máximo 100.'],
-  [
-    /text correction \(code 2\) carries no amounts/,
-    () => 'Una corrección de texto (código 2) no lleva montos: deja el precio vacío.',
-  ],
-  [/must not be before (\S+)/, (m) => `No puede ser anterior a ${m[1]} (fecha del CAF).`],
-];
+const ref = (p: { type: string; folio: string }) => `tipo ${p.type} folio ${p.folio}`;
 
-export function fieldMessage(english: string): string {
-  for (const [re, say] of PHRASES) {
-    const m = re.exec(english);
-    if (m) return say(m);
-  }
-  return `Valor no válido (${english}).`;
+/** Spanish for each rule, by id; `p` are the detail's params (src/rules.ts names them). */
+type Spanish = { [R in RuleId]: RuleArgs<R> extends [infer P] ? (p: P) => string : () => string };
+
+const BY_RULE: Spanish = {
+  'value.required': () => 'Es obligatorio.',
+  'value.wrong_type': (p) =>
+    p.expected === 'number' ? 'Debe ser un número.' : 'El valor no tiene el formato esperado.',
+  'value.not_allowed': (p) => `Debe ser uno de estos valores: ${p.allowed}.`,
+  'value.invalid': () => 'El valor no es válido.',
+  'object.unknown_key': (p) => `Campos desconocidos: ${p.keys}.`,
+  'number.not_integer': () => 'Debe ser un número entero.',
+  'number.too_small': (p) => `Debe ser al menos ${p.min}.`,
+  'number.too_big': (p) => `Debe ser como máximo ${p.max}.`,
+  'number.range': (p) => `Debe estar entre ${p.min} y ${p.max}.`,
+  'number.not_positive': () => 'Debe ser mayor que 0.',
+  'number.negative': () => 'No puede ser negativo.',
+  'number.too_many_decimals': (p) => `Máximo ${p.max} decimales.`,
+  'number.percent_range': () => 'Debe ser mayor que 0 y como máximo 100.',
+  'string.too_short': (p) => `Debe tener al menos ${p.min} caracteres.`,
+  'string.too_long': (p) => `Máximo ${p.max} caracteres.`,
+  'string.format': () => 'El formato no es válido.',
+  'array.too_short': (p) => `Indica al menos ${p.min}.`,
+  'array.too_long': (p) => `Máximo ${p.max}.`,
+  'text.empty': () => 'No puede estar vacío.',
+  'text.too_long': (p) => `Máximo ${p.max} caracteres (límite del SII).`,
+  'text.char_not_allowed': (p) => `Contiene un carácter no permitido (${p.char}); bórralo o reemplázalo.`,
+  'text.multiline': () => 'Debe ser una sola línea.',
+  'text.encoded_too_long': () => 'El texto es demasiado largo para el SII: acórtalo.',
+  'rut.invalid': () => 'No es un RUT válido (formato 12.345.678-9, revisa el dígito verificador).',
+  'date.invalid': () => 'Debe ser una fecha real (dd-mm-aaaa).',
+  'date.out_of_range': (p) => `La fecha debe estar entre el ${formatDate(p.from)} y el ${formatDate(p.to)}.`,
+  'date.range_order': () => 'La fecha inicial no puede ser posterior a la final.',
+  'date.before_caf': (p) => `No puede ser anterior a ${formatDate(p.caf_date)} (fecha del CAF).`,
+  'email.invalid': () => 'Debe ser un correo electrónico.',
+  'amount.too_large': () => 'El monto es demasiado grande.',
+  'amount.over_limit': () => 'El monto es demasiado grande (máximo 12 dígitos).',
+  'amount.discount_zero': () => 'El descuento equivale a $ 0 en esta línea: quítalo.',
+  'type.unknown': (p) => `Debe ser uno de estos tipos: ${p.types}.`,
+  'receiver.required': () => 'Indica el receptor: este tipo de documento lo exige.',
+  'receiver.name_required': () => 'Es obligatorio en este tipo de documento.',
+  'receiver.field_required': (p) => `El SII lo exige en el tipo ${p.type}.`,
+  'items.none': () => 'Agrega al menos una línea.',
+  'items.too_many': (p) => `Máximo ${p.max} líneas.`,
+  'items.price_required': () => 'Es obligatorio.',
+  'items.price_required_on_sale': () => 'Es obligatorio en una guía de venta (traslado 1).',
+  'items.all_exempt': (p) => `Todas las líneas son exentas: emite el tipo ${p.type}.`,
+  'refs.too_many': (p) => `Máximo ${p.max} referencias.`,
+  'refs.type_code': () => 'Debe ser un código de tipo de documento de 1 a 3 letras o dígitos.',
+  'refs.note_requires_ref': () => 'Indica el documento que modifica la nota.',
+  'refs.date_required': () => 'Es obligatorio.',
+  'refs.code_on_non_tax': (p) => `Una referencia a un documento no tributario (${p.ref_type}) no lleva código.`,
+  'refs.code_not_on_note': () => 'El código solo se usa en notas de débito (56) y crédito (61).',
+  'refs.text_correction_only_61': () => 'El código 2 (corrige texto) existe solo en notas de crédito (61).',
+  'refs.debit_voids_credit_only': () => 'Una nota de débito solo anula (código 1) una nota de crédito (61).',
+  'refs.credit_voided_by_debit': () =>
+    'Una nota de crédito se anula con una nota de débito (56), no con otra nota de crédito.',
+  'refs.target_type_not_allowed': (p) =>
+    `Una nota no modifica documentos tipo ${p.ref_type} (documentos en papel o guías).`,
+  'refs.no_tax_document': () => 'La nota debe referenciar el documento tributario que modifica.',
+  'refs.one_tax_document': () => 'Una nota que anula o corrige referencia un solo documento tributario.',
+  'refs.text_correction_amounts': () => 'Una corrección de texto (código 2) no lleva montos: deja el precio vacío.',
+  'refs.not_found': (p) => `No existe el documento ${ref(p)} de este emisor.`,
+  'refs.receiver_mismatch': (p) => `Debe ser el receptor del documento referenciado ${ref(p)} (${formatRut(p.rut)}).`,
+  'refs.date_mismatch': (p) => `Debe ser la fecha del documento ${ref(p)}: ${formatDate(p.date)}.`,
+  'refs.already_voided': (p) => `El documento ${ref(p)} ya está anulado.`,
+  'refs.voiding_note_exists': (p) =>
+    `El documento ${ref(p)} ya está anulado (o en proceso) por la nota tipo ${p.note_type} folio ${p.note_folio}.`,
+  'refs.totals_mismatch': (p) =>
+    `Una anulación repite los totales del documento ${ref(p)}: total ${money(p.total)} (neto ${money(p.net)}, exento ${money(p.exempt)}, IVA ${money(p.vat)}).`,
+  'refs.credit_exceeds_remaining': (p) => `La nota acredita más de lo que queda de ${ref(p)} (${money(p.remaining)}).`,
+  'dispatch.required': () => 'Indica el tipo de traslado de la guía.',
+  'dispatch.only_type_52': () => 'Solo se usa en guías de despacho (52).',
+  'dispatch.export_unsupported': () => 'Los traslados para exportación (8 y 9) aún no se pueden emitir.',
+  'dispatch.destination_required': () => 'Es obligatorio cuando el emisor despacha (tipo de despacho 2 o 3).',
+  'dispatch.internal_transfer_receiver': () =>
+    'En un traslado interno (5) el receptor es el propio emisor: deja el RUT vacío o usa el del emisor.',
+  'retention.unsupported': () => 'Solo se admite el código 15 (retención total del IVA).',
+  'retention.only_type_46': () => 'Solo se usa en facturas de compra (46).',
+  'boleta.no_fma_pago': () => 'Las boletas no llevan forma de pago; indica el medio de pago.',
+  'boleta.only': () => 'Solo se usa en boletas (39 y 41).',
+  'boleta.period_required': () => 'Es obligatorio en servicios periódicos (indicador 1 o 2).',
+  'boleta.due_date_required': () => 'Es obligatorio en servicios periódicos domiciliarios (indicador 2).',
+  'boleta.address_required': () => 'Es obligatorio en servicios periódicos (indicador 1 o 2).',
+  'boleta.identified_buyer_rut': (p) =>
+    `Una boleta sobre ${p.uf} UF identifica al comprador: indica su RUT (no 66.666.666-6).`,
+  'boleta.identified_buyer_name': (p) => `Una boleta sobre ${p.uf} UF lleva el nombre del comprador.`,
+  'boleta.identified_payment_method': (p) => `Una boleta sobre ${p.uf} UF indica el medio de pago.`,
+  'boleta.period_order': () => 'No puede ser anterior al inicio del período.',
+  'password.too_short': (p) => `Debe tener al menos ${p.min} caracteres.`,
+  'issuer.activity_code': () => 'Debe ser un código de actividad económica del SII de 6 dígitos.',
+  'issuer.ambiente': () => 'Debe ser 0 (certificación) o 1 (producción).',
+  'folio_alert.type': (p) => `${p.type} no es un tipo de documento (${p.types}).`,
+  'folio_alert.threshold': () => 'El aviso debe ser un número entero entre 0 y 1.000.000.',
+  'folios.quantity': (p) => `Debe ser un número entre 1 y ${p.max}.`,
+  'idempotency.key_format': () => 'La clave de idempotencia debe tener de 1 a 255 caracteres ASCII imprimibles.',
+  'url.not_absolute': () => 'Escribe una URL completa, por ejemplo https://example.cl/timbre.',
+  'url.scheme': () => 'La URL debe empezar con https:// (o http://).',
+  'url.https_required': () => 'En producción la URL debe usar https://.',
+  'url.credentials': () => 'La URL no puede llevar usuario ni contraseña.',
+  'url.not_public': (p) =>
+    `${p.host} es una dirección privada o local: Timbre solo envía webhooks a direcciones públicas de internet.`,
+  'url.unresolved': (p) => `No encontramos el dominio ${p.host}: revisa la URL.`,
+  'live.no_resolution': () =>
+    'Falta la resolución del SII (fecha y número) en Configuración: en producción la emisión sería rechazada.',
+  'live.no_folios': (p) => `No quedan folios de producción para el tipo ${p.type}: solicita o sube un CAF en Folios.`,
+};
+
+/** The Spanish of one rule with its params (a detail's, or a preview warning's). */
+export function ruleText(rule: RuleId, params: RuleParams = {}): string {
+  const say = BY_RULE[rule] as ((p: RuleParams) => string) | undefined;
+  return say ? say(params) : 'El valor no es válido.';
 }
 
+/** A field detail in Spanish, keyed by its rule id. */
+export function fieldMessage(detail: Pick<ErrorDetail, 'rule' | 'params'>): string {
+  return ruleText(detail.rule, detail.params);
+}
+
+/** An error in Spanish: its first field detail when it names one, else its code. */
 export function errorMessage(err: AppError): string {
-  return BY_CODE[err.code] ?? (err.details?.[0] ? fieldMessage(err.details[0].message) : err.message);
+  const first = err.details?.[0];
+  return first ? fieldMessage(first) : BY_CODE[err.code];
 }

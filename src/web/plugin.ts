@@ -4,14 +4,16 @@
  *
  * - bodies: urlencoded forms and multipart uploads (≤ 1 MiB file), JSON for the issue form's
  *   live totals; all turned into a `Form` (src/web/form.ts);
- * - the session (cookie `timbre_session`, HttpOnly, SameSite=Lax, Path=/dashboard, Secure when
+ * - cookies read and written by @fastify/cookie (a malformed cookie is ignored, never a 500);
+ *   the session (cookie `timbre_session`, HttpOnly, SameSite=Lax, Path=/dashboard, Secure when
  *   PUBLIC_BASE_URL is https) resolved before every handler; pages other than sign-in redirect
  *   to it without one;
  * - CSRF: every POST carries the session's token (`_csrf` field or `X-CSRF-Token` header);
  *   the two public forms (sign-in, sign-in link) carry a double-submit token from the
  *   `timbre_csrf` cookie;
- * - headers: a Content-Security-Policy allowing only same-origin scripts and styles (no
- *   inline script or style anywhere), no caching of pages, no referrer leaving the origin;
+ * - headers: src/http/security-headers.ts with the dashboard's policy (only same-origin
+ *   scripts and styles, no inline script or style anywhere), no caching of pages, no referrer
+ *   leaving the origin;
  * - errors rendered as Spanish HTML pages, and one 404 page for anything not found or not the
  *   user's (another account's issuer answers exactly like a RUT that does not exist).
  */
@@ -19,13 +21,15 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { resolveSession, type SignedIn } from '../admin/users.ts';
 import type { AppContext } from '../context.ts';
 import { normalizeRut } from '../dte/rut.ts';
 import { AppError } from '../errors.ts';
-import type { Issuer } from '../generated/prisma/client.ts';
+import { DASHBOARD_CONTENT_SECURITY_POLICY, registerSecurityHeaders } from '../http/security-headers.ts';
+import type { Issuer } from '../admin/issuers.ts';
 import { Form } from './form.ts';
 import { html } from './html.ts';
 import { barePage, page } from './layout.ts';
@@ -34,18 +38,6 @@ import { errorMessage } from './messages.ts';
 export const SESSION_COOKIE = 'timbre_session';
 const PRE_CSRF_COOKIE = 'timbre_csrf';
 const MAX_UPLOAD = 1024 * 1024;
-
-const CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "frame-src 'self'",
-  "frame-ancestors 'self'",
-  "base-uri 'none'",
-].join('; ');
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -58,12 +50,14 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * The request's cookies, as parsed by @fastify/cookie: a value that is not valid percent-encoding
+ * (`a=%E0%A4%A`, `promo=100%` set by another application on the same host) is kept as given,
+ * never an error, so a stray cookie cannot make the dashboard answer 500.
+ */
 function cookies(request: FastifyRequest): Map<string, string> {
   const out = new Map<string, string>();
-  for (const part of (request.headers.cookie ?? '').split(';')) {
-    const i = part.indexOf('=');
-    if (i > 0) out.set(part.slice(0, i).trim(), decodeURIComponent(part.slice(i + 1).trim()));
-  }
+  for (const [name, value] of Object.entries(request.cookies ?? {})) if (value !== undefined) out.set(name, value);
   return out;
 }
 
@@ -74,11 +68,13 @@ export function setCookie(
   value: string,
   opts: { maxAgeSeconds?: number } = {},
 ): void {
-  const secure = ctx.config.publicBaseUrl.startsWith('https:') ? '; Secure' : '';
-  const age = opts.maxAgeSeconds === undefined ? '' : `; Max-Age=${opts.maxAgeSeconds}`;
-  const cookie = `${name}=${encodeURIComponent(value)}; Path=/dashboard; HttpOnly; SameSite=Lax${secure}${age}`;
-  const prev = reply.getHeader('set-cookie');
-  reply.header('set-cookie', [...(Array.isArray(prev) ? prev : prev ? [String(prev)] : []), cookie]);
+  reply.setCookie(name, value, {
+    path: '/dashboard',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: ctx.config.publicBaseUrl.startsWith('https:'),
+    ...(opts.maxAgeSeconds === undefined ? {} : { maxAge: opts.maxAgeSeconds }),
+  });
 }
 
 function sameSecret(a: string, b: string): boolean {
@@ -146,6 +142,7 @@ function toForm(body: unknown): Form {
 export async function registerDashboardBasics(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.decorateRequest('web', null);
   app.decorateRequest('form', null as unknown as Form);
+  await app.register(cookie);
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
     done(null, body),
   );
@@ -155,13 +152,12 @@ export async function registerDashboardBasics(app: FastifyInstance, ctx: AppCont
     throwFileSizeLimit: true,
   });
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('Cache-Control', 'no-store');
-    reply.header('Referrer-Policy', 'same-origin');
-    reply.header('X-Content-Type-Options', 'nosniff');
-    reply.header('X-Frame-Options', 'SAMEORIGIN');
+  await registerSecurityHeaders(app, {
+    contentSecurityPolicy: DASHBOARD_CONTENT_SECURITY_POLICY,
     // Files (the inline PDF) are not HTML: the browser's PDF viewer runs under its own rules.
-    if (!/\/(pdf|xml|borrador)(\?|$)/.test(request.url)) reply.header('Content-Security-Policy', CSP);
+    keepPolicyOf: (request) => /\/(pdf|xml|borrador)(\?|$)/.test(request.url),
+    referrerPolicy: 'same-origin',
+    noStore: true,
   });
 
   app.addHook('preHandler', async (request, reply) => {

@@ -156,7 +156,7 @@ describe('live events end to end', () => {
       });
       expect(doc.estadoSii).toBe('pendiente');
       const later = new Date(doc.createdAt.getTime() + 16 * 60_000);
-      const { scanTimeEvents } = await import('../../src/events/scheduled.ts');
+      const { scanTimeEvents } = await import('../../src/issuing/time-events.ts');
       await scanTimeEvents({ ...t.ctx, clock: () => later });
       await scanTimeEvents({ ...t.ctx, clock: () => new Date(later.getTime() + 60_000) });
       const rows = await t.ctx.db.prisma.event.findMany({

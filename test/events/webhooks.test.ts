@@ -6,9 +6,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimDeliveries } from '../../src/events/deliveries.ts';
-import { recordEvent } from '../../src/issuing/events.ts';
-import { scanTimeEvents } from '../../src/events/scheduled.ts';
+import { claimDeliveries, SECRET_UNREADABLE } from '../../src/events/deliveries.ts';
+import { recordEvent } from '../../src/events/record.ts';
+import { scanTimeEvents } from '../../src/issuing/time-events.ts';
 import { importCertificate } from '../../src/admin/certificates.ts';
 import { generateTestCertificate } from '../../src/dte/certificate.ts';
 import { buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
@@ -211,6 +211,44 @@ describe('webhook endpoints', () => {
     expect(res.json()).toMatchObject({ ok: true, delivered: true, status: 200, error: null });
     expect(rx.received).toHaveLength(1);
     expect(rx.received.at(-1)?.verified?.type).toBe('ping');
+  });
+
+  it('a secret that cannot be decrypted sends nothing: the attempt fails with a clear reason and is retried', async () => {
+    const { rut, auth, rx, endpointId, issue } = await issuerWithEndpoint();
+    const secret = await t.ctx.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId } });
+    // As after a change of master key: the envelope no longer opens.
+    const broken = Buffer.from(secret.secretEncrypted);
+    broken[broken.length - 1] = (broken[broken.length - 1] ?? 0) ^ 0xff;
+    await t.ctx.db.prisma.webhookEndpoint.update({
+      where: { id: endpointId },
+      data: { secretEncrypted: new Uint8Array(broken) },
+    });
+    const ping = await t.app.inject({ method: 'POST', url: `/api/${rut}/webhooks/${endpointId}/test`, headers: auth });
+    expect(ping.statusCode, ping.body).toBe(200);
+    expect(ping.json()).toMatchObject({ delivered: false, status: null, error: SECRET_UNREADABLE });
+
+    const { folio } = await issue(factura());
+    const eventId = await eventually(async () => {
+      const res = await t.app.inject({ method: 'GET', url: `/api/${rut}/events?type=document.issued`, headers: auth });
+      return res.json().data.find((e: { data: { folio: number } }) => e.data.folio === folio)?.id as string;
+    });
+    // Retried on the schedule (100, 200 ms here), every attempt failing with the same reason.
+    const failed = await eventually(async () => {
+      const res = await t.app.inject({ method: 'GET', url: `/api/${rut}/events/${eventId}/deliveries`, headers: auth });
+      const d = res.json().data[0];
+      return d?.log.length >= 2 ? d : null;
+    });
+    expect(failed.state).not.toBe('delivered');
+    expect(new Set(failed.log.map((a: { error: string }) => a.error))).toEqual(new Set([SECRET_UNREADABLE]));
+    expect(rx.received).toHaveLength(0); // never sent, signed or not
+
+    // With the secret readable again (the right key back), the next retry delivers, verified.
+    await t.ctx.db.prisma.webhookEndpoint.update({
+      where: { id: endpointId },
+      data: { secretEncrypted: secret.secretEncrypted },
+    });
+    const hit = await eventually(async () => rx.received.find((r) => r.verified?.data.folio === folio));
+    expect(hit.error).toBeNull();
   });
 
   it('another issuer sees neither the endpoint nor the events', async () => {

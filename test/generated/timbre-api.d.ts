@@ -122,6 +122,46 @@ export interface paths {
      */
     post: operations["previewDocument"];
   };
+  "/api/{rut}/recibidos": {
+    /**
+     * List received documents
+     * @description The documents suppliers sent to the issuer that passed the receiver's checks, newest issue date first, filtered and paged. `total` counts every match.
+     */
+    get: operations["listReceivedDocuments"];
+    /**
+     * Receive a supplier's EnvioDTE
+     * @description A supplier's EnvioDTE, or a lone signed DTE, as the raw XML body (`Content-Type: application/xml`, ≤ 10 MiB) or as the one file part of a `multipart/form-data` form (its file name becomes the answer's NmbEnvio). Timbre runs the receiver's checks (XSD, the envelope's signature over SetDTE, Carátula RutReceptor, each DTE's signature, RUTEmisor, RUTRecep, duplicates, the TED), records the file byte-exact with every result in the SII's codes (`estado_recep_env`, `estado_recep_dte`), stores the DTEs that passed, and answers the envelope with a RespuestaDTE signed with the issuer's certificate (`respuesta_url`). A refused file is recorded too: the answer is 200 with `accepted: false` and the reason. Files with a DTD or entities are refused unread.
+     */
+    post: operations["receiveEnvelope"];
+  };
+  "/api/{rut}/recibidos/{emisor}/{type}/{folio}": {
+    /**
+     * One received document
+     * @description A received document: supplier, totals, lines, references, the checks it passed (in Spanish), its TED's CAF and the answer to its envelope.
+     */
+    get: operations["getReceivedDocument"];
+  };
+  "/api/{rut}/recibidos/{emisor}/{type}/{folio}/xml": {
+    /**
+     * Download a received DTE as received
+     * @description The DTE exactly as it stood in the received file (cut out of its envelope, after the envelope's XML declaration; a lone DTE is the whole file).
+     */
+    get: operations["downloadReceivedXml"];
+  };
+  "/api/{rut}/recibidos_envios/{number}/xml": {
+    /**
+     * Download a received file as received
+     * @description The received file (EnvioDTE or lone DTE) exactly as it came, refused or not.
+     */
+    get: operations["downloadReceivedEnvelope"];
+  };
+  "/api/{rut}/recibidos_envios/{number}/respuesta": {
+    /**
+     * Download the RespuestaDTE answering a received file
+     * @description The signed RespuestaDTE with the RecepcionEnvio that answers the received envelope (RespuestaEnvioDTE_v10.xsd), to send to the supplier. A lone DTE or a file that names no sender has none (404).
+     */
+    get: operations["downloadReceivedAnswer"];
+  };
 }
 
 export type webhooks = Record<string, never>;
@@ -138,13 +178,23 @@ export interface components {
       code: string;
       /** @description The `X-Request-Id` of the request. */
       request_id: string;
-      /** @description For VALIDATION_FAILED: one entry per invalid field. */
+      /** @description For VALIDATION_FAILED (and the 4xx codes that name a field): one entry per invalid field, each with the stable `rule` id it breaks. */
       details?: components["schemas"]["ErrorDetail"][];
     };
     ErrorDetail: {
       /** @description The field, e.g. `items[0].qty`, `query`, `Idempotency-Key`. */
       path: string;
+      /**
+       * @description The stable id of the rule the field breaks (e.g. `text.char_not_allowed`, `date.out_of_range`, `refs.totals_mismatch`): match on it, not on `message`. New ids may be added; an id is never renamed or reused.
+       * @enum {string}
+       */
+      rule: "value.required" | "value.wrong_type" | "value.not_allowed" | "value.invalid" | "object.unknown_key" | "number.not_integer" | "number.too_small" | "number.too_big" | "number.range" | "number.not_positive" | "number.negative" | "number.too_many_decimals" | "number.percent_range" | "string.too_short" | "string.too_long" | "string.format" | "array.too_short" | "array.too_long" | "text.empty" | "text.too_long" | "text.char_not_allowed" | "text.multiline" | "text.encoded_too_long" | "rut.invalid" | "date.invalid" | "date.out_of_range" | "date.range_order" | "date.before_caf" | "email.invalid" | "amount.too_large" | "amount.over_limit" | "amount.discount_zero" | "type.unknown" | "receiver.required" | "receiver.name_required" | "receiver.field_required" | "items.none" | "items.too_many" | "items.price_required" | "items.price_required_on_sale" | "items.all_exempt" | "refs.too_many" | "refs.type_code" | "refs.note_requires_ref" | "refs.date_required" | "refs.code_on_non_tax" | "refs.code_not_on_note" | "refs.text_correction_only_61" | "refs.debit_voids_credit_only" | "refs.credit_voided_by_debit" | "refs.target_type_not_allowed" | "refs.no_tax_document" | "refs.one_tax_document" | "refs.text_correction_amounts" | "refs.not_found" | "refs.receiver_mismatch" | "refs.date_mismatch" | "refs.already_voided" | "refs.voiding_note_exists" | "refs.totals_mismatch" | "refs.credit_exceeds_remaining" | "dispatch.required" | "dispatch.only_type_52" | "dispatch.export_unsupported" | "dispatch.destination_required" | "retention.unsupported" | "retention.only_type_46" | "boleta.no_fma_pago" | "boleta.only" | "boleta.period_required" | "boleta.due_date_required" | "boleta.address_required" | "boleta.identified_buyer_rut" | "boleta.identified_buyer_name" | "boleta.identified_payment_method" | "dispatch.internal_transfer_receiver" | "boleta.period_order" | "password.too_short" | "issuer.activity_code" | "issuer.ambiente" | "folio_alert.type" | "folio_alert.threshold" | "folios.quantity" | "idempotency.key_format" | "url.not_absolute" | "url.scheme" | "url.https_required" | "url.credentials" | "url.not_public" | "url.unresolved" | "live.no_resolution" | "live.no_folios";
+      /** @description The rule, in English (may change; match on `rule`). */
       message: string;
+      /** @description The values `message` names (a limit, a character, a date…), by name, for a client that words the rule in its own language: e.g. `{ "max": 40 }` for `text.too_long`, `{ "char": "U+202E" }` for `text.char_not_allowed`. */
+      params?: {
+        [key: string]: string | number;
+      };
     };
   };
   responses: never;
@@ -249,6 +299,7 @@ export interface operations {
               reason?: string;
               code?: 1 | 2 | 3;
             })[];
+          /** @enum {number} */
           payment?: 1 | 2 | 3;
           dispatch?: {
             transfer_type: number;
@@ -2377,7 +2428,7 @@ export interface operations {
   listEvents: {
     parameters: {
       query?: {
-        type?: "document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "folios.low" | "folios.exhausted" | "caf.expiring" | "certificate.expiring" | "certificate.expired" | "email.sent" | "email.failed" | "ping" | "webhook.disabled";
+        type?: "document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "folios.low" | "folios.exhausted" | "caf.expiring" | "certificate.expiring" | "certificate.expired" | "email.sent" | "email.failed" | "ping" | "webhook.disabled" | "received.document" | "received.refused";
         page?: number;
         limit?: number;
       };
@@ -2543,6 +2594,50 @@ export interface operations {
                   url: string;
                   failing_since: string;
                   last_error: string | null;
+                };
+              }) | {
+                id: string;
+                /** @enum {string} */
+                type: "received.document";
+                created_at: string;
+                data: {
+                  emisor: {
+                    rut: string;
+                    name: string;
+                  };
+                  type: number;
+                  folio: number;
+                  date: string;
+                  totals: {
+                    net: number;
+                    exempt: number;
+                    vat: number;
+                    total: number;
+                  };
+                  estado: string;
+                  envelope: number;
+                  xml_url: string;
+                  created_at: string;
+                };
+              } | ({
+                id: string;
+                /** @enum {string} */
+                type: "received.refused";
+                created_at: string;
+                data: {
+                  /** @description Timbre's number of the received envelope (CodEnvio) */
+                  envelope: number;
+                  file_name: string;
+                  /** @description EstadoRecepEnv: 0 when only a DTE was refused */
+                  estado_recep_env: number;
+                  glosa: string;
+                  /** @description Why, in Spanish */
+                  reason: string | null;
+                  type?: number | null;
+                  folio?: number | null;
+                  emisor_rut?: string | null;
+                  /** @description EstadoRecepDTE of the refused DTE */
+                  estado_recep_dte?: number;
                 };
               }))[];
             total: number;
@@ -3228,7 +3323,7 @@ export interface operations {
          */
         "application/json": {
           url: string;
-          events?: ("document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "folios.low" | "folios.exhausted" | "caf.expiring" | "certificate.expiring" | "certificate.expired" | "email.sent" | "email.failed" | "ping" | "webhook.disabled")[];
+          events?: ("document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "folios.low" | "folios.exhausted" | "caf.expiring" | "certificate.expiring" | "certificate.expired" | "email.sent" | "email.failed" | "ping" | "webhook.disabled" | "received.document" | "received.refused")[];
           description?: string;
         };
       };
@@ -3877,6 +3972,7 @@ export interface operations {
               reason?: string;
               code?: 1 | 2 | 3;
             })[];
+          /** @enum {number} */
           payment?: 1 | 2 | 3;
           dispatch?: {
             transfer_type: number;
@@ -4029,6 +4125,1193 @@ export interface operations {
             /** @enum {string} */
             code?: "PAYLOAD_TOO_LARGE";
           };
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * List received documents
+   * @description The documents suppliers sent to the issuer that passed the receiver's checks, newest issue date first, filtered and paged. `total` counts every match.
+   */
+  listReceivedDocuments: {
+    parameters: {
+      query?: {
+        /** @description Only this supplier's documents (its RUT). */
+        emisor?: string;
+        /** @description Document type (TipoDTE). */
+        tipo_dte?: number;
+        /** @description recibido (passed the checks); acceptance and claims come later. */
+        estado?: "recibido";
+        /** @description Issue date (FchEmis) from (inclusive). */
+        desde?: string;
+        /** @description Issue date (FchEmis) up to (inclusive). */
+        hasta?: string;
+        /** @description The supplier's RUT or name (case and accents ignored), or an exact folio. */
+        q?: string;
+        /** @description Page number, from 1. */
+        page?: number;
+        /** @description Page size. */
+        limit?: number;
+      };
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+      };
+    };
+    responses: {
+      /** @description A page of received documents */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            ok: true;
+            data: {
+                emisor: {
+                  rut: string;
+                  name: string;
+                };
+                type: number;
+                folio: number;
+                date: string;
+                totals: {
+                  net: number;
+                  exempt: number;
+                  vat: number;
+                  total: number;
+                };
+                /**
+                 * @description recibido: passed the checks (acceptance and claims come later).
+                 * @enum {string}
+                 */
+                estado: "recibido";
+                envelope: number;
+                /**
+                 * Format: uri
+                 * @description The DTE as received (needs an API key of the issuer).
+                 */
+                xml_url: string;
+                created_at: string;
+              }[];
+            total: number;
+            page: number;
+            limit: number;
+          };
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED";
+          };
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER";
+          };
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND";
+          };
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Receive a supplier's EnvioDTE
+   * @description A supplier's EnvioDTE, or a lone signed DTE, as the raw XML body (`Content-Type: application/xml`, ≤ 10 MiB) or as the one file part of a `multipart/form-data` form (its file name becomes the answer's NmbEnvio). Timbre runs the receiver's checks (XSD, the envelope's signature over SetDTE, Carátula RutReceptor, each DTE's signature, RUTEmisor, RUTRecep, duplicates, the TED), records the file byte-exact with every result in the SII's codes (`estado_recep_env`, `estado_recep_dte`), stores the DTEs that passed, and answers the envelope with a RespuestaDTE signed with the issuer's certificate (`respuesta_url`). A refused file is recorded too: the answer is 200 with `accepted: false` and the reason. Files with a DTD or entities are refused unread.
+   */
+  receiveEnvelope: {
+    parameters: {
+      query?: {
+        /** @description The file name (NmbEnvio of the answer); default `envio-<sha256>.xml`. */
+        nombre?: string;
+      };
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+      };
+    };
+    /** @description The EnvioDTE or DTE file, as received (or a form with one file). */
+    requestBody: {
+      content: {
+        "application/xml": string | null;
+        "text/xml": string | null;
+        "multipart/form-data": string | null;
+      };
+    };
+    responses: {
+      /** @description The file was recorded; `accepted` and the codes say what the checks found */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            ok: true;
+            /** @description Timbre's number for the received file (CodEnvio of the answer). */
+            number: number;
+            file_name: string;
+            /** @description EnvioDTE, DTE (a lone document) or null (not readable XML). */
+            kind: string | null;
+            sha256: string;
+            /** @description True when the envelope passed and at least one DTE was received. */
+            accepted: boolean;
+            /**
+             * @description EstadoRecepEnv: 0 conforme · 1 schema · 2 firma · 3 RUT receptor · 90 repetido · 91 ilegible · 99 otros
+             * @enum {integer}
+             */
+            estado_recep_env: 0 | 1 | 2 | 3 | 90 | 91 | 99;
+            glosa: string;
+            /** @description Why the envelope was refused (Spanish). */
+            reason: string | null;
+            checks: {
+                /** @description size, dtd, readable, schema, envelope_signature, caratula_receiver, repeated_file, structure; per DTE dte_readable, dte_signature, issuer_rut, receiver_rut, repeated_dte, ted */
+                check: string;
+                ok: boolean;
+                /** @description What was checked and, on failure, what was wrong (Spanish). */
+                detail: string;
+              }[];
+            documents: ({
+                index: number;
+                type: number | null;
+                folio: number | null;
+                emisor_rut: string | null;
+                /**
+                 * @description EstadoRecepDTE: 0 OK · 1 firma · 2 RUT emisor · 3 RUT receptor · 4 repetido · 99 otros
+                 * @enum {integer}
+                 */
+                estado_recep_dte: 0 | 1 | 2 | 3 | 4 | 99;
+                glosa: string;
+                reason: string | null;
+                checks: {
+                    /** @description size, dtd, readable, schema, envelope_signature, caratula_receiver, repeated_file, structure; per DTE dte_readable, dte_signature, issuer_rut, receiver_rut, repeated_dte, ted */
+                    check: string;
+                    ok: boolean;
+                    /** @description What was checked and, on failure, what was wrong (Spanish). */
+                    detail: string;
+                  }[];
+              })[];
+            received: {
+                emisor: {
+                  rut: string;
+                  name: string;
+                };
+                type: number;
+                folio: number;
+                date: string;
+                totals: {
+                  net: number;
+                  exempt: number;
+                  vat: number;
+                  total: number;
+                };
+                /**
+                 * @description recibido: passed the checks (acceptance and claims come later).
+                 * @enum {string}
+                 */
+                estado: "recibido";
+                envelope: number;
+                /**
+                 * Format: uri
+                 * @description The DTE as received (needs an API key of the issuer).
+                 */
+                xml_url: string;
+                created_at: string;
+              }[];
+            /** @description The signed RespuestaDTE (RecepcionEnvio). */
+            respuesta_url: string | null;
+            /** @description Why no answer was made (a lone DTE, no certificate). */
+            respuesta_error: string | null;
+            /** Format: date-time */
+            created_at: string;
+          };
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       * - `INVALID_JSON`: The request body is not valid JSON.
+       * - `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be sent with Content-Type: application/json.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE";
+          });
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       * - `FORBIDDEN_ROLE`: This API key’s role may not perform this operation.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE";
+          });
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND";
+          };
+        };
+      };
+      /**
+       * @description The request body is larger than 1 MiB
+       *
+       * - `PAYLOAD_TOO_LARGE`: The request body exceeds the 1 MiB limit.
+       */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "PAYLOAD_TOO_LARGE";
+          };
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * One received document
+   * @description A received document: supplier, totals, lines, references, the checks it passed (in Spanish), its TED's CAF and the answer to its envelope.
+   */
+  getReceivedDocument: {
+    parameters: {
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+        /** @description The supplier's RUT (RUTEmisor), e.g. 76354771-K. */
+        emisor: string;
+        /** @description Document type (TipoDTE). */
+        type: number;
+        /** @description Folio. */
+        folio: number;
+      };
+    };
+    responses: {
+      /** @description The received document */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            ok: true;
+            document: {
+              emisor: {
+                rut: string;
+                name: string;
+              };
+              type: number;
+              folio: number;
+              date: string;
+              totals: {
+                net: number;
+                exempt: number;
+                vat: number;
+                total: number;
+              };
+              /**
+               * @description recibido: passed the checks (acceptance and claims come later).
+               * @enum {string}
+               */
+              estado: "recibido";
+              envelope: number;
+              /**
+               * Format: uri
+               * @description The DTE as received (needs an API key of the issuer).
+               */
+              xml_url: string;
+              created_at: string;
+              receiver: {
+                rut: string;
+                name: string;
+              };
+              lines: ({
+                  line: number;
+                  name: string;
+                  qty: string | null;
+                  price: string | null;
+                  amount: string;
+                  exempt: boolean;
+                })[];
+              refs: ({
+                  type: string;
+                  folio: string;
+                  date: string;
+                  code: string | null;
+                  reason: string | null;
+                })[];
+              checks: {
+                  /** @description size, dtd, readable, schema, envelope_signature, caratula_receiver, repeated_file, structure; per DTE dte_readable, dte_signature, issuer_rut, receiver_rut, repeated_dte, ted */
+                  check: string;
+                  ok: boolean;
+                  /** @description What was checked and, on failure, what was wrong (Spanish). */
+                  detail: string;
+                }[];
+              /** @description The TED's CAF: the SII key id that signed it and its folio range. */
+              ted: {
+                idk: number;
+                caf_from: number;
+                caf_to: number;
+              } | null;
+              /** @description The RespuestaDTE that answered its envelope. */
+              respuesta_url: string | null;
+            };
+          };
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED";
+          };
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER";
+          };
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       * - `RECEIVED_DOCUMENT_NOT_FOUND`: No received document with that issuer, type and folio.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND" | "RECEIVED_DOCUMENT_NOT_FOUND";
+          });
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Download a received DTE as received
+   * @description The DTE exactly as it stood in the received file (cut out of its envelope, after the envelope's XML declaration; a lone DTE is the whole file).
+   */
+  downloadReceivedXml: {
+    parameters: {
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+        /** @description The supplier's RUT (RUTEmisor), e.g. 76354771-K. */
+        emisor: string;
+        /** @description Document type (TipoDTE). */
+        type: number;
+        /** @description Folio. */
+        folio: number;
+      };
+    };
+    responses: {
+      /** @description The XML file */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          /** @description `inline` (or `attachment` with `download=1`) and the file name, `DTE_<rut>_T<type>_F<folio>.<ext>`. */
+          "Content-Disposition"?: string;
+        };
+        content: {
+          "application/xml": string;
+          "application/json": unknown;
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED";
+          };
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER";
+          };
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       * - `RECEIVED_DOCUMENT_NOT_FOUND`: No received document with that issuer, type and folio.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND" | "RECEIVED_DOCUMENT_NOT_FOUND";
+          });
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Download a received file as received
+   * @description The received file (EnvioDTE or lone DTE) exactly as it came, refused or not.
+   */
+  downloadReceivedEnvelope: {
+    parameters: {
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+        /** @description Timbre's number for the received file (`number` of the upload's answer). */
+        number: number;
+      };
+    };
+    responses: {
+      /** @description The XML file */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          /** @description `inline` (or `attachment` with `download=1`) and the file name, `DTE_<rut>_T<type>_F<folio>.<ext>`. */
+          "Content-Disposition"?: string;
+        };
+        content: {
+          "application/xml": string;
+          "application/json": unknown;
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED";
+          };
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER";
+          };
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       * - `RECEIVED_ENVELOPE_NOT_FOUND`: No received envelope with that number, or it has no answer.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND" | "RECEIVED_ENVELOPE_NOT_FOUND";
+          });
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Download the RespuestaDTE answering a received file
+   * @description The signed RespuestaDTE with the RecepcionEnvio that answers the received envelope (RespuestaEnvioDTE_v10.xsd), to send to the supplier. A lone DTE or a file that names no sender has none (404).
+   */
+  downloadReceivedAnswer: {
+    parameters: {
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+        /** @description Timbre's number for the received file (`number` of the upload's answer). */
+        number: number;
+      };
+    };
+    responses: {
+      /** @description The XML file */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          /** @description `inline` (or `attachment` with `download=1`) and the file name, `DTE_<rut>_T<type>_F<folio>.<ext>`. */
+          "Content-Disposition"?: string;
+        };
+        content: {
+          "application/xml": string;
+          "application/json": unknown;
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED";
+          };
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER";
+          };
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       * - `RECEIVED_ENVELOPE_NOT_FOUND`: No received envelope with that number, or it has no answer.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND" | "RECEIVED_ENVELOPE_NOT_FOUND";
+          });
         };
       };
       /**

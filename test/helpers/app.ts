@@ -39,6 +39,9 @@ export function testConfig(env: Record<string, string> = {}): Config {
     // Documents are signed in a worker thread, as in production; one per app keeps the cost of
     // starting workers (through tsx) small. Tests of the pool itself choose their own.
     SIGN_WORKERS: '1',
+    // A run against a pooler (scripts/external-postgres.sh) gives the direct server without a
+    // database name: each test file's database is taken from its own URL.
+    ...(process.env.DATABASE_DIRECT_URL ? { DATABASE_DIRECT_URL: process.env.DATABASE_DIRECT_URL } : {}),
     ...env,
   });
 }

@@ -12,7 +12,7 @@ import { expect, it, onTestFinished } from 'vitest';
 import { importCertificate } from '../../src/admin/certificates.ts';
 import { createUser, MAX_FAILURES_PER_ADDRESS, signIn } from '../../src/admin/users.ts';
 import { generateTestCertificate } from '../../src/dte/certificate.ts';
-import { scanTimeEvents } from '../../src/events/scheduled.ts';
+import { scanTimeEvents } from '../../src/issuing/time-events.ts';
 import { createLogger } from '../../src/logger.ts';
 import { updateIssuer } from '../../src/admin/issuers.ts';
 import { buildTestApp, createTestTenant } from '../helpers/app.ts';

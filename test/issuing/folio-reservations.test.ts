@@ -7,6 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Issuer } from '../../src/generated/prisma/client.ts';
+import { calendarDate } from '../../src/dte/calendar-date.ts';
 import { issueRequestSchema } from '../../src/dte/issue-request.ts';
 import { computeDocument } from '../../src/dte/totals.ts';
 import { documentInsert } from '../../src/issuing/document-insert.ts';
@@ -54,7 +55,7 @@ async function expectContiguous(issuer: Issuer) {
 /** The persist statement of an issue for `reservation` (src/issuing/document-insert.ts); rows written. */
 async function writeDocument(issuer: Issuer, reservation: FolioReservation): Promise<number> {
   const req = issueRequestSchema.parse(factura());
-  const date = '2026-11-22';
+  const date = calendarDate('2026-11-22');
   const doc = computeDocument(req, { issuer: issuerInfo(issuer), folio: reservation.folio, date });
   const insert = documentInsert({
     config: t.config,

@@ -8,6 +8,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { importCertificate } from '../../src/admin/certificates.ts';
 import { generateTestCertificate } from '../../src/dte/certificate.ts';
+import { envelopeKindOf, envelopeSchemaErrors } from '../../src/dte/envelope.ts';
 import { runSubmission } from '../../src/issuing/submissions.ts';
 import type { SiiSimulator } from '../../src/sii-simulator/index.ts';
 import { bearer, buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
@@ -210,6 +211,78 @@ describe('failures on the way to the SII', () => {
     const body = await issue(requestFor(34));
     expect(body.estado_sii).toBe('enviado');
     expect(await settledEstado(34, body.folio)).toBe('aceptado');
+  });
+});
+
+describe('the envelope is validated against its XSD before any upload', () => {
+  it('a valid EnvioDTE and EnvioBOLETA pass and are uploaded', async () => {
+    for (const type of [33, 39]) {
+      const body = await issue(requestFor(type));
+      expect(body.estado_sii).toBe('enviado');
+      const doc = await t.ctx.db.prisma.document.findFirstOrThrow({
+        where: { issuerId: live.issuer.id, type, folio: body.folio },
+        include: { submissions: true },
+      });
+      const [submission] = doc.submissions;
+      expect(envelopeSchemaErrors(envelopeKindOf(type), submission!.envelope)).toEqual([]);
+      expect(uploadsOf(live.rut, type, body.folio)).toHaveLength(1);
+    }
+  });
+
+  it('an envelope that fails its XSD when built: 500 DOCUMENT_SCHEMA_INVALID, nothing stored or uploaded, the folio goes back', async () => {
+    const own = await createLiveIssuer(t, sim, [33]);
+    const uploadsBefore = sim.uploads().length;
+    // NroResol has at most 6 digits (NroResolType): a Carátula our code must never write.
+    const setResolution = async (resolutionNumber: number) => {
+      await t.ctx.db.prisma.issuer.update({ where: { id: own.issuer.id }, data: { resolutionNumber } });
+      t.ctx.caches.apply({ kind: 'issuer', issuerId: own.issuer.id }); // as the change feed would
+    };
+    await setResolution(1_234_567);
+    const res = await t.as(own.key).post(`/api/${own.rut}/emitir`, factura());
+    expect(res.statusCode, res.body).toBe(500);
+    expect(res.json()).toMatchObject({ code: 'DOCUMENT_SCHEMA_INVALID' });
+    expect(res.json().error).toMatch(/envelope/);
+    expect(await t.ctx.db.prisma.document.count({ where: { issuerId: own.issuer.id } })).toBe(0);
+    expect(await t.ctx.db.prisma.submission.count({ where: { issuerId: own.issuer.id } })).toBe(0);
+    expect(sim.uploads().filter((u) => u.companyRut === own.rut)).toHaveLength(0);
+    expect(sim.uploads().length).toBe(uploadsBefore);
+    // With the resolution right again the same folio is issued and sent.
+    await setResolution(80);
+    const ok = await t.as(own.key).post(`/api/${own.rut}/emitir`, factura());
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.json()).toMatchObject({ folio: 1, estado_sii: 'enviado' });
+  });
+
+  it('a stored envelope that fails its XSD is never uploaded: the reason is recorded on the submission and the document', async () => {
+    const quiet = await startLiveApp(sim, url, { env: { JOBS_ENABLED: 'false' } });
+    const own = await createLiveIssuer(quiet, sim, [33]);
+    sim.setFault({ kind: 'down', paths: ['/cgi_dte/UPL/DTEUpload'] });
+    const issued = await quiet.as(own.key).post(`/api/${own.rut}/emitir`, factura());
+    expect(issued.json().estado_sii).toBe('pendiente');
+    sim.clearFaults();
+    const submission = await quiet.ctx.db.prisma.submission.findFirstOrThrow({ where: { issuerId: own.issuer.id } });
+    // Damaged after it was stored (or stored before the check existed).
+    const damaged = Buffer.from(submission.envelope)
+      .toString('latin1')
+      .replace('<NroResol>80</NroResol>', '<NroResol>1234567</NroResol>');
+    expect(damaged).toContain('1234567');
+    await quiet.ctx.db.prisma.submission.update({
+      where: { id: submission.id },
+      data: { envelope: new Uint8Array(Buffer.from(damaged, 'latin1')) },
+    });
+    const uploadsBefore = uploadsOf(own.rut, 33, issued.json().folio).length;
+    const step = await runSubmission(quiet.ctx, submission.id, { force: true });
+    expect(step?.submission).toMatchObject({ state: 'queued' });
+    expect(step?.submission.lastError).toMatch(/XSD.*not uploaded.*EnvioDTE_v10\.xsd/);
+    expect(step?.document).toMatchObject({ estadoSii: 'pendiente' });
+    expect(step?.document.lastSubmitError).toMatch(/XSD/);
+    expect(uploadsOf(own.rut, 33, issued.json().folio)).toHaveLength(uploadsBefore);
+    const resend = await quiet
+      .as(own.key)
+      .post('/api/emision_reenviar', { rut: own.rut, type: 33, folio: issued.json().folio });
+    expect(resend.json()).toMatchObject({ estado_sii: 'pendiente' });
+    expect(resend.json().warning).toMatch(/XSD/);
+    expect(uploadsOf(own.rut, 33, issued.json().folio)).toHaveLength(uploadsBefore);
   });
 });
 

@@ -21,7 +21,7 @@ import { buildTed } from '../../src/dte/ted.ts';
 import { computeDocument } from '../../src/dte/totals.ts';
 import { escapeXml } from '../../src/dte/xml-text.ts';
 import { encodeLatin1, parseXml, signDte, signXml, withXmlDeclaration } from '../../src/dte/xmldsig.ts';
-import { santiagoDate, santiagoTimestamp } from '../../src/dte/chile-time.ts';
+import { dateOfInstantInSantiago, santiagoTimestamp } from '../../src/dte/chile-time.ts';
 import { createSiiSimulator, type SiiSimulator } from '../../src/sii-simulator/index.ts';
 import { factura, RECEIVER, requestFor } from '../helpers/requests.ts';
 
@@ -41,7 +41,7 @@ const SIM_SHIFT_MS = (() => {
   return Math.max(0, (hh * 3600 + mm * 60 + ss - 3600) * 1000);
 })();
 const simClock = () => new Date(Date.now() - SIM_SHIFT_MS);
-const TODAY = santiagoDate(simClock());
+const TODAY = dateOfInstantInSantiago(simClock());
 
 const ISSUER: IssuerInfo = {
   rut: ISSUER_RUT,

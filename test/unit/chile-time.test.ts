@@ -4,7 +4,7 @@
  * between calls in the same second.
  */
 import { describe, expect, it } from 'vitest';
-import { santiagoDate, santiagoTimestamp } from '../../src/dte/chile-time.ts';
+import { dateOfInstantInSantiago, santiagoTimestamp } from '../../src/dte/chile-time.ts';
 
 describe('Santiago time', () => {
   it('gives each instant its own local date and time, whatever was asked just before', () => {
@@ -21,11 +21,11 @@ describe('Santiago time', () => {
     ];
     for (const [utc, local] of cases) {
       expect(santiagoTimestamp(new Date(utc)), utc).toBe(local);
-      expect(santiagoDate(new Date(utc)), utc).toBe(local.slice(0, 10));
+      expect(dateOfInstantInSantiago(new Date(utc)), utc).toBe(local.slice(0, 10));
     }
   });
 
   it('still refuses an invalid date', () => {
-    expect(() => santiagoDate(new Date(Number.NaN))).toThrow(RangeError);
+    expect(() => dateOfInstantInSantiago(new Date(Number.NaN))).toThrow(RangeError);
   });
 });

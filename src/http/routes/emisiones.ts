@@ -5,6 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { refusedCharacter } from '../../dte/xml-text.ts';
 import { ESTADOS_SII } from '../../issuing/document-state.ts';
 import { listDocuments } from '../../issuing/list-documents.ts';
+import { ruleIssue } from '../../rules.ts';
 import { requireAuth } from '../auth.ts';
 import { routeDoc } from '../openapi.ts';
 import { commonErrors, documentSchema, dteTypeQuery, pageSchema, queryDate, queryInt, rutParams } from '../schemas.ts';
@@ -42,7 +43,7 @@ const querystring = z
           // PostgreSQL text cannot hold NUL (22021); no control or other refused character
           // can match a stored name anyway.
           const refused = refusedCharacter(s);
-          if (refused) ctx.addIssue({ code: 'custom', message: `character ${refused} is not allowed` });
+          if (refused) ctx.addIssue({ code: 'custom', ...ruleIssue('text.char_not_allowed', { char: refused }) });
         })
         .optional()
         .meta({ description: "The receiver's RUT or name (case and accents ignored), or an exact folio." }),
@@ -55,7 +56,7 @@ const querystring = z
     },
   )
   .refine((v) => !v.desde || !v.hasta || v.desde <= v.hasta, {
-    message: 'desde must not be after hasta',
+    ...ruleIssue('date.range_order', { from: 'desde', to: 'hasta' }),
     path: ['desde'],
   });
 

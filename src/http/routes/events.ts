@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
-import { listEvents } from '../../issuing/events.ts';
+import { listEvents } from '../../events/record.ts';
 import { requireAuth } from '../auth.ts';
 import { eventSchema, eventTypeSchema } from '../event-schemas.ts';
 import { routeDoc } from '../openapi.ts';

@@ -4,8 +4,8 @@ import { importCertificate, listCertificates } from '../../admin/certificates.ts
 import { may, type SignedIn } from '../../admin/users.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
-import type { Issuer } from '../../generated/prisma/client.ts';
-import { date, daysLeft, rut } from '../format.ts';
+import type { Issuer } from '../../admin/issuers.ts';
+import { dayInSantiago, daysLeft, rut } from '../format.ts';
 import { html } from '../html.ts';
 import { csrfField, describedBy, fieldError, notice, page } from '../layout.ts';
 import { errorMessage } from '../messages.ts';
@@ -34,8 +34,8 @@ ${
         return html`<dl class="details cert">
 <dt>Titular</dt><dd>${c.subjectName}</dd>
 <dt>RUT del titular</dt><dd>${c.holderRut ? rut(c.holderRut) : '—'}</dd>
-<dt>Válido desde</dt><dd>${date(c.notBefore)}</dd>
-<dt>Válido hasta</dt><dd>${date(c.notAfter)}</dd>
+<dt>Válido desde</dt><dd>${dayInSantiago(c.notBefore)}</dd>
+<dt>Válido hasta</dt><dd>${dayInSantiago(c.notAfter)}</dd>
 <dt>Días restantes</dt><dd>${left < 0 ? html`<span class="badge badge-red">Vencido</span>` : left <= 30 ? html`<span class="badge badge-amber">${left} días</span>` : `${left} días`}</dd>
 </dl>`;
       })}

@@ -3,12 +3,14 @@ import type { FastifyPluginAsync } from 'fastify';
 import { may } from '../../admin/users.ts';
 import { isRealDate } from '../../admin/validation.ts';
 import type { AppContext } from '../../context.ts';
+import { fromDbDate } from '../../dte/calendar-date.ts';
 import { DTE_TYPES, type DteType } from '../../dte/model.ts';
+import { isEmailAddress } from '../../dte/email-address.ts';
 import { AppError, ERROR_CATALOG, type ErrorCode } from '../../errors.ts';
-import type { Environment } from '../../generated/prisma/client.ts';
+import type { Environment } from '../../admin/environment.ts';
 import { documentFile } from '../../issuing/document-files.ts';
 import { findIssuedDocument } from '../../issuing/document-status.ts';
-import { environmentOf } from '../../issuing/environment.ts';
+import { environmentOf } from '../../admin/environment.ts';
 import { ESTADOS_SII, type EstadoSii } from '../../issuing/document-state.ts';
 import { type ListFilters, listDocuments } from '../../issuing/list-documents.ts';
 import { resubmitDocument } from '../../issuing/resubmit.ts';
@@ -30,8 +32,8 @@ import { csrfField, describedBy, fieldError, notice, page } from '../layout.ts';
 import { errorMessage } from '../messages.ts';
 import { issuerOf, sendHtml, signedIn } from '../plugin.ts';
 import type { DteDocument } from '../../dte/model.ts';
-import { emailEnabled, emailsOfDocument, sendDocumentEmail } from '../../events/email.ts';
-import { eventsOfDocument } from '../../issuing/events.ts';
+import { emailEnabled, emailsOfDocument, sendDocumentEmail } from '../../issuing/document-email.ts';
+import { eventsOfDocument } from '../../events/record.ts';
 
 interface ListQuery {
   tipo_dte?: string;
@@ -76,7 +78,7 @@ function filtersOf(q: ListQuery): { filters: ListFilters; problems: string[] } {
  */
 function recipients(text: string): { to: string[]; problem?: string } {
   const to = [...new Set(text.split(/[\s,;]+/).filter(Boolean))];
-  const bad = to.find((a) => a.length > 254 || !/^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/.test(a));
+  const bad = to.find((a) => !isEmailAddress(a));
   if (bad) return { to, problem: `«${bad.slice(0, 80)}» no es un correo electrónico.` };
   if (to.length > 10) return { to, problem: 'Máximo 10 destinatarios.' };
   return { to };
@@ -213,7 +215,7 @@ ${flash.error && flash.error in ERROR_CATALOG && !(emailError && canEmail) ? not
 <div class="columns">
 <section aria-labelledby="h-datos"><h2 id="h-datos">Datos</h2>
 <dl class="details">
-  <dt>Fecha de emisión</dt><dd>${date(d.date)}</dd>
+  <dt>Fecha de emisión</dt><dd>${date(fromDbDate(d.date))}</dd>
   <dt>Receptor</dt><dd>${d.receiverName}<br>${rut(d.receiverRut)}</dd>
   <dt>Ambiente</dt><dd>${live ? 'Producción' : 'Sandbox (no se envía al SII)'}</dd>
   ${live ? html`<dt>Track ID</dt><dd>${d.trackId || '—'}</dd>` : ''}

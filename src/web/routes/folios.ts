@@ -6,7 +6,7 @@ import type { AppContext } from '../../context.ts';
 import { parseCaf } from '../../dte/caf.ts';
 import { DTE_TYPES, type DteType } from '../../dte/model.ts';
 import { AppError } from '../../errors.ts';
-import type { Issuer } from '../../generated/prisma/client.ts';
+import type { Issuer } from '../../admin/issuers.ts';
 import { listFolios, requestFolios } from '../../issuing/folios.ts';
 import { date, rut, TYPE_NAMES, typeName } from '../format.ts';
 import { attr, html } from '../html.ts';

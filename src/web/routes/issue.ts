@@ -15,8 +15,8 @@ import { may, type SignedIn } from '../../admin/users.ts';
 import type { AppContext } from '../../context.ts';
 import { type IssueRequest, issueRequestSchema } from '../../dte/issue-request.ts';
 import { DTE_TYPES } from '../../dte/model.ts';
-import { AppError, formatPath } from '../../errors.ts';
-import type { Issuer } from '../../generated/prisma/client.ts';
+import { AppError, zodError } from '../../errors.ts';
+import type { Issuer } from '../../admin/issuers.ts';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
@@ -29,7 +29,7 @@ import { money, TYPE_NAMES } from '../format.ts';
 import { type Form, parseNumber } from '../form.ts';
 import { attr, type Html, html } from '../html.ts';
 import { csrfField, describedBy, fieldError, notice, page } from '../layout.ts';
-import { errorMessage, fieldMessage } from '../messages.ts';
+import { errorMessage, fieldMessage, ruleText } from '../messages.ts';
 import { issuerOf, sendHtml, signedIn } from '../plugin.ts';
 
 const DEFAULT_ROWS = 4;
@@ -186,7 +186,7 @@ function errorsOf(err: AppError, p: Parsed): Errors {
   if (err.details?.length) {
     for (const d of err.details) {
       const id = fieldId(d.path, p);
-      if (!errors.has(id)) errors.set(id, fieldMessage(d.message));
+      if (!errors.has(id)) errors.set(id, fieldMessage(d));
     }
   } else {
     errors.set('general', errorMessage(err));
@@ -197,8 +197,7 @@ function errorsOf(err: AppError, p: Parsed): Errors {
 function validate(p: Parsed): { ok: true; req: IssueRequest } | { ok: false; error: AppError } {
   const r = issueRequestSchema.safeParse(p.body);
   if (r.success) return { ok: true, req: r.data };
-  const details = r.error.issues.map((i) => ({ path: formatPath(i.path) || 'type', message: i.message }));
-  return { ok: false, error: new AppError('VALIDATION_FAILED', undefined, { details }) };
+  return { ok: false, error: zodError(r.error.issues, 'type') };
 }
 
 interface View {
@@ -251,7 +250,7 @@ function totalsBox(preview: Preview | undefined): Html {
 ${row('Neto', 'net', t?.net)}${row('Exento', 'exempt', t?.exempt)}${row('IVA', 'vat', t?.vat)}
 <dt class="strong">Total</dt><dd class="num strong" data-total="total">${t ? money(t.total) : '—'}</dd>
 </dl>
-<p class="muted" data-total-status>${preview ? (preview.warnings.length ? preview.warnings.join(' ') : 'Calculado con el IVA del emisor.') : 'Se calculan al cambiar las líneas.'}</p>
+<p class="muted" data-total-status>${preview ? (preview.warnings.length ? preview.warnings.map((w) => ruleText(w.rule, w.params)).join(' ') : 'Calculado con el IVA del emisor.') : 'Se calculan al cambiar las líneas.'}</p>
 </aside>`;
 }
 
@@ -496,7 +495,7 @@ export function issueRoutes(ctx: AppContext): FastifyPluginAsync {
         return {
           ok: true,
           totals: { net: money(t.net), exempt: money(t.exempt), vat: money(t.vat), total: money(t.total) },
-          warnings: p.warnings,
+          warnings: p.warnings.map((w) => ruleText(w.rule, w.params)),
         };
       } catch (err) {
         if (err instanceof AppError && err.status < 500) return fail(err);

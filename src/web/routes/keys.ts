@@ -4,11 +4,19 @@
  * same `createApiKey` / `revokeApiKey` as the CLI, so the 5-active-keys-per-account rule holds.
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { createApiKey, listApiKeys, MAX_ACTIVE_KEYS_PER_ACCOUNT, ROLES, revokeApiKey } from '../../admin/api-keys.ts';
+import {
+  countActiveApiKeys,
+  createApiKey,
+  findApiKey,
+  listApiKeys,
+  MAX_ACTIVE_KEYS_PER_ACCOUNT,
+  ROLES,
+  revokeApiKey,
+} from '../../admin/api-keys.ts';
 import { may, type SignedIn } from '../../admin/users.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
-import type { Issuer } from '../../generated/prisma/client.ts';
+import type { Issuer } from '../../admin/issuers.ts';
 import { dateTime, ROLE_LABELS } from '../format.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, notice, page } from '../layout.ts';
@@ -23,7 +31,7 @@ async function render(
 ) {
   const { web, issuer } = v;
   const keys = await listApiKeys(ctx, issuer.rut);
-  const activeInAccount = await ctx.db.prisma.apiKey.count({ where: { accountId: issuer.accountId, revokedAt: null } });
+  const activeInAccount = await countActiveApiKeys(ctx, issuer.accountId);
   const owner = may(web.user, 'keys');
   const full = activeInAccount >= MAX_ACTIVE_KEYS_PER_ACCOUNT;
   const base = `/dashboard/${issuer.rut}/claves`;
@@ -93,8 +101,7 @@ export function keyRoutes(ctx: AppContext): FastifyPluginAsync {
       const { rut, id } = request.params as { rut: string; id: string };
       const issuer = issuerOf(request, rut);
       if (!may(web.user, 'keys')) throw new AppError('FORBIDDEN_ROLE');
-      const key = /^[0-9a-f-]{36}$/i.test(id) ? await ctx.db.prisma.apiKey.findUnique({ where: { id } }) : null;
-      if (!key || key.accountId !== issuer.accountId) throw new AppError('KEY_NOT_FOUND');
+      const key = await findApiKey(ctx, id, { accountId: issuer.accountId });
       if (request.form.get('confirm') !== '1') {
         const body = html`<div class="confirm" role="alert"><h2>¿Revocar la clave <code>${key.prefix}…</code>?</h2>
 <p>Las integraciones que la usan recibirán 401 desde ahora. No se puede deshacer.</p>

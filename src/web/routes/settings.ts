@@ -7,8 +7,9 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { updateIssuer } from '../../admin/issuers.ts';
 import { may, type SignedIn } from '../../admin/users.ts';
 import type { AppContext } from '../../context.ts';
+import { fromDbDate } from '../../dte/calendar-date.ts';
 import { AppError } from '../../errors.ts';
-import type { Issuer } from '../../generated/prisma/client.ts';
+import type { Issuer } from '../../admin/issuers.ts';
 import type { Form } from '../form.ts';
 import { rut } from '../format.ts';
 import { attr, type Html, html } from '../html.ts';
@@ -41,7 +42,7 @@ function current(issuer: Issuer): Record<Field, string> {
     city: issuer.city ?? '',
     ambiente: String(issuer.siiAmbiente),
     vat_rate: String(issuer.vatRate),
-    resolution_date: issuer.resolutionDate ? issuer.resolutionDate.toISOString().slice(0, 10) : '',
+    resolution_date: fromDbDate(issuer.resolutionDate) ?? '',
     resolution_number: issuer.resolutionNumber === null ? '' : String(issuer.resolutionNumber),
     sii_office: issuer.siiOffice ?? '',
   };
@@ -164,7 +165,7 @@ export function settingsRoutes(_ctx: AppContext): FastifyPluginAsync {
         const errors = new Map<string, string>();
         for (const d of err.details ?? []) {
           const k = PATHS[d.path.split(/[.[]/)[0] ?? ''];
-          if (k && !errors.has(k)) errors.set(k, fieldMessage(d.message));
+          if (k && !errors.has(k)) errors.set(k, fieldMessage(d));
         }
         const body = html`${notice('error', errors.size ? 'Revisa los campos marcados.' : errorMessage(err))}${settingsForm(web, issuer, values, errors)}`;
         return render(reply, web, issuer, body, err.status);

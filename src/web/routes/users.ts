@@ -4,7 +4,7 @@ import { ROLES } from '../../admin/api-keys.ts';
 import { createUser, deactivateUser, listUsers, MIN_PASSWORD_LENGTH, may, type SignedIn } from '../../admin/users.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
-import type { Issuer } from '../../generated/prisma/client.ts';
+import type { Issuer } from '../../admin/issuers.ts';
 import { dateTime, ROLE_LABELS } from '../format.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, describedBy, fieldError, notice, page } from '../layout.ts';
@@ -84,7 +84,7 @@ export function userRoutes(ctx: AppContext): FastifyPluginAsync {
       } catch (err) {
         if (!(err instanceof AppError) || err.status >= 500) throw err;
         const errors = new Map<string, string>();
-        for (const d of err.details ?? []) if (!errors.has(d.path)) errors.set(d.path, fieldMessage(d.message));
+        for (const d of err.details ?? []) if (!errors.has(d.path)) errors.set(d.path, fieldMessage(d));
         if (!errors.size) errors.set('email', errorMessage(err));
         return render(ctx, reply, { web, issuer, errors, email: f.get('email') }, err.status);
       }

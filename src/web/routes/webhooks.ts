@@ -10,7 +10,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { may, type SignedIn } from '../../admin/users.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
-import { EVENT_TYPES, type EventType, isEventType } from '../../issuing/event-types.ts';
+import { EVENT_TYPES, type EventType, isEventType } from '../../events/types.ts';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -20,7 +20,7 @@ import {
   redeliverEvent,
   testEndpoint,
 } from '../../events/webhooks.ts';
-import type { Issuer } from '../../generated/prisma/client.ts';
+import type { Issuer } from '../../admin/issuers.ts';
 import { dateTime, eventLabel } from '../format.ts';
 import { attr, type Html, html } from '../html.ts';
 import { csrfField, describedBy, fieldError, notice, page } from '../layout.ts';

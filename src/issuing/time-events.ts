@@ -7,9 +7,10 @@
  * subject is first seen already past several thresholds, only the nearest one fires.
  */
 import type { AppContext } from '../context.ts';
-import { santiagoDate } from '../dte/chile-time.ts';
-import { documentEventData } from '../issuing/document-state.ts';
-import { recordEvent } from '../issuing/events.ts';
+import { addDays, daysBetween, fromDbDate, toDbDate } from '../dte/calendar-date.ts';
+import { dateOfInstantInSantiago } from '../dte/chile-time.ts';
+import { documentEventData } from './document-state.ts';
+import { recordEvent } from '../events/record.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
 const CAF_THRESHOLDS = [7, 30];
@@ -64,15 +65,16 @@ export async function scanTimeEvents(ctx: AppContext): Promise<number> {
     if (id) written++;
   }
 
-  // CAF ranges with folios left that expire within 30 days.
-  const today = santiagoDate(now);
-  const horizon = new Date(now.getTime() + 31 * DAY_MS);
+  // CAF ranges with folios left that expire within 30 days: a CAF's expiry is a calendar date,
+  // counted in days from today in Santiago.
+  const today = dateOfInstantInSantiago(now);
   const cafs = await ctx.db.prisma.caf.findMany({
-    where: { expiresAt: { not: null, lte: horizon, gte: new Date(`${today}T00:00:00Z`) } },
+    where: { expiresAt: { not: null, lte: toDbDate(addDays(today, 31)), gte: toDbDate(today) } },
   });
   for (const c of cafs) {
     if (c.nextFolio > c.rangeTo || !c.expiresAt) continue;
-    const daysLeft = Math.round((c.expiresAt.getTime() - new Date(`${today}T00:00:00Z`).getTime()) / DAY_MS);
+    const expiresAt = fromDbDate(c.expiresAt);
+    const daysLeft = daysBetween(today, expiresAt);
     const t = reached(CAF_THRESHOLDS, daysLeft);
     if (t === null) continue;
     await write({
@@ -85,7 +87,7 @@ export async function scanTimeEvents(ctx: AppContext): Promise<number> {
         from: c.rangeFrom,
         to: c.rangeTo,
         available: c.rangeTo - c.nextFolio + 1,
-        expires_at: c.expiresAt.toISOString().slice(0, 10),
+        expires_at: expiresAt,
         days_left: daysLeft,
         threshold_days: t,
       },

@@ -11,21 +11,22 @@
  */
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { AppContext } from '../context.ts';
+import { fromDbDate } from '../dte/calendar-date.ts';
 import { santiagoTimestamp } from '../dte/chile-time.ts';
 import { buildEnvelope, envelopeKindOf } from '../dte/envelope.ts';
 import { DTE_NAMES, type DteType } from '../dte/model.ts';
 import { AppError } from '../errors.ts';
 import type { Document, EmailMessage, Issuer } from '../generated/prisma/client.ts';
-import { isAccepted } from '../issuing/document-state.ts';
-import { findIssuedDocument } from '../issuing/document-status.ts';
-import { documentFile } from '../issuing/document-files.ts';
-import { type EmailView, emailViewOf } from '../issuing/email-view.ts';
-import { signingCertificate } from '../issuing/key-material.ts';
-import { caratulaOf } from '../issuing/submissions.ts';
-import { emailEnabled } from '../issuing/email-queue.ts';
-import { recordEvent } from '../issuing/events.ts';
+import { isAccepted } from './document-state.ts';
+import { findIssuedDocument } from './document-status.ts';
+import { documentFile } from './document-files.ts';
+import { type EmailView, emailViewOf } from './email-view.ts';
+import { signingCertificate } from './key-material.ts';
+import { caratulaOf } from './submissions.ts';
+import { emailEnabled } from './email-queue.ts';
+import { recordEvent } from '../events/record.ts';
 
-export { emailEnabled } from '../issuing/email-queue.ts';
+export { emailEnabled } from './email-queue.ts';
 
 const LEASE_MS = 2 * 60_000;
 
@@ -138,7 +139,7 @@ async function composeEmail(ctx: AppContext, issuer: Issuer, document: Document,
   const subject = `${sandbox ? '[SANDBOX] ' : ''}${name} N° ${document.folio} de ${issuer.name}`;
   const text =
     `${issuer.name} (RUT ${issuer.rut}) le ha emitido ${name.toLowerCase()} N° ${document.folio}, ` +
-    `de fecha ${document.date.toISOString().slice(0, 10)}, por un total de $ ${total}.\n\n` +
+    `de fecha ${fromDbDate(document.date)}, por un total de $ ${total}.\n\n` +
     'Se adjuntan el documento en PDF y su XML firmado (sobre de intercambio EnvioDTE).\n' +
     (sandbox ? '\nDocumento de prueba (SANDBOX): sin validez tributaria.\n' : '');
   const base = `${issuer.rut}_T${document.type}_F${document.folio}`;

@@ -5,6 +5,8 @@
  */
 import type { Environment, Issuer } from '../generated/prisma/client.ts';
 
+export type { Environment };
+
 export function environmentOf(issuer: Pick<Issuer, 'siiAmbiente'>): Environment {
   return issuer.siiAmbiente === 0 ? 'sandbox' : 'live';
 }

@@ -1,0 +1,124 @@
+/** zod schemas of received documents (issue 22) for the routes and their OpenAPI. */
+import { z } from 'zod';
+import { receivedDocumentEventData } from './event-schemas.ts';
+import { rutParam } from './schemas.ts';
+
+export const checkSchema = z.object({
+  check: z.string().meta({
+    description:
+      'size, dtd, readable, schema, envelope_signature, caratula_receiver, repeated_file, structure; per DTE dte_readable, dte_signature, issuer_rut, receiver_rut, repeated_dte, ted',
+  }),
+  ok: z.boolean(),
+  detail: z.string().meta({ description: 'What was checked and, on failure, what was wrong (Spanish).' }),
+});
+
+/** A list entry (the `received.document` event carries the same). */
+export const receivedDocumentSchema = receivedDocumentEventData.extend({
+  estado: z
+    .string()
+    .meta({ enum: ['recibido'], description: 'recibido: passed the checks (acceptance and claims come later).' }),
+  xml_url: z.string().meta({ format: 'uri', description: 'The DTE as received (needs an API key of the issuer).' }),
+});
+
+export const receivedDetailSchema = receivedDocumentSchema.extend({
+  receiver: z.object({ rut: z.string(), name: z.string() }),
+  lines: z.array(
+    z.object({
+      line: z.number().int(),
+      name: z.string(),
+      qty: z.string().nullable(),
+      price: z.string().nullable(),
+      amount: z.string(),
+      exempt: z.boolean(),
+    }),
+  ),
+  refs: z.array(
+    z.object({
+      type: z.string(),
+      folio: z.string(),
+      date: z.string(),
+      code: z.string().nullable(),
+      reason: z.string().nullable(),
+    }),
+  ),
+  checks: z.array(checkSchema),
+  ted: z
+    .object({ idk: z.number().int(), caf_from: z.number().int(), caf_to: z.number().int() })
+    .nullable()
+    .meta({ description: "The TED's CAF: the SII key id that signed it and its folio range." }),
+  respuesta_url: z.string().nullable().meta({ description: 'The RespuestaDTE that answered its envelope.' }),
+});
+
+export const receptionSchema = z.object({
+  ok: z.literal(true),
+  number: z.number().int().meta({ description: "Timbre's number for the received file (CodEnvio of the answer)." }),
+  file_name: z.string(),
+  kind: z.string().nullable().meta({ description: 'EnvioDTE, DTE (a lone document) or null (not readable XML).' }),
+  sha256: z.string(),
+  accepted: z.boolean().meta({ description: 'True when the envelope passed and at least one DTE was received.' }),
+  estado_recep_env: z
+    .number()
+    .int()
+    .meta({
+      enum: [0, 1, 2, 3, 90, 91, 99],
+      description:
+        'EstadoRecepEnv: 0 conforme · 1 schema · 2 firma · 3 RUT receptor · 90 repetido · 91 ilegible · 99 otros',
+    }),
+  glosa: z.string(),
+  reason: z.string().nullable().meta({ description: 'Why the envelope was refused (Spanish).' }),
+  checks: z.array(checkSchema),
+  documents: z.array(
+    z.object({
+      index: z.number().int(),
+      type: z.number().int().nullable(),
+      folio: z.number().int().nullable(),
+      emisor_rut: z.string().nullable(),
+      estado_recep_dte: z
+        .number()
+        .int()
+        .meta({
+          enum: [0, 1, 2, 3, 4, 99],
+          description: 'EstadoRecepDTE: 0 OK · 1 firma · 2 RUT emisor · 3 RUT receptor · 4 repetido · 99 otros',
+        }),
+      glosa: z.string(),
+      reason: z.string().nullable(),
+      checks: z.array(checkSchema),
+    }),
+  ),
+  received: z.array(receivedDocumentSchema),
+  respuesta_url: z.string().nullable().meta({ description: 'The signed RespuestaDTE (RecepcionEnvio).' }),
+  respuesta_error: z.string().nullable().meta({ description: 'Why no answer was made (a lone DTE, no certificate).' }),
+  created_at: z.string().meta({ format: 'date-time' }),
+});
+
+const digits = (name: string, max: number, description: string) =>
+  z
+    .string()
+    .regex(/^\d{1,10}$/, `${name} must be a whole number`)
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= max, `${name} must be between 1 and ${max}`)
+    .meta({ type: 'integer', minimum: 1, maximum: max, pattern: undefined, description });
+
+export const receivedParams = z.object({
+  rut: rutParam,
+  emisor: z.string().max(20).meta({ description: "The supplier's RUT (RUTEmisor), e.g. 76354771-K." }),
+  type: digits('type', 999, 'Document type (TipoDTE).'),
+  folio: digits('folio', 9_999_999_999, 'Folio.'),
+});
+
+export const envelopeParams = z.object({
+  rut: rutParam,
+  number: digits('number', 9_999_999_999, "Timbre's number for the received file (`number` of the upload's answer)."),
+});
+
+export const receivedDocumentExample = {
+  emisor: { rut: '76354771-K', name: 'INGENIERIA ENACON SPA' },
+  type: 33,
+  folio: 170,
+  date: '2026-11-20',
+  totals: { net: 2517900, exempt: 0, vat: 478401, total: 2996301 },
+  estado: 'recibido',
+  envelope: 12,
+  xml_url: 'https://timbre.example.cl/api/76086428-5/recibidos/76354771-K/33/170/xml',
+  created_at: '2026-11-23T13:05:42.120Z',
+};

@@ -1,0 +1,200 @@
+/**
+ * The background work, one mechanism for all of it: every piece of work is a row in PostgreSQL
+ * with a due time and a lease (submissions to the SII, webhook deliveries, e-mails), and each
+ * instance that runs jobs polls for due rows, takes a row's lease before working on it and
+ * works it to its next due time. Nothing lives only in memory: a restart, or another instance,
+ * picks up every due row, including one whose worker died (its lease expires), and leases keep
+ * instances from doing the same row twice. Time runs on the injected clock.
+ *
+ * - Submissions (src/issuing/submissions.ts): looked for every JOBS_POLL_SECONDS (and when a
+ *   slot frees), SUBMISSION_CONCURRENCY at a time; a step writes when the next one is due into
+ *   the row. The issue and resubmit calls run the first step themselves, at once. The poll
+ *   interval is also the shortest gap between two steps of one submission, as it was with the
+ *   pg-boss wake-ups before: waking exactly at a due time 150 ms away turned a short outage
+ *   into dozens of attempts and a 30-minute backoff.
+ * - Webhook deliveries and e-mails: every WEBHOOK_POLL_MS, and a moment after a local change
+ *   (`nudge`, so the writer's transaction has committed when the worker looks).
+ * - Every JOBS_SWEEP_SECONDS the list's counter deltas are folded; every EVENTS_SCAN_SECONDS
+ *   the time-based events are looked for (src/issuing/time-events.ts).
+ *
+ * An instance with JOBS_ENABLED=false runs none of it: what it stores is due in the database,
+ * where the instances that run jobs find it.
+ */
+import type { AppContext, JobQueue } from './context.ts';
+import { attemptDelivery, claimDeliveries } from './events/deliveries.ts';
+import { emailEnabled, sendDueEmails } from './issuing/document-email.ts';
+import { foldCounts } from './issuing/list-documents.ts';
+import { dueSubmissions, runSubmission } from './issuing/submissions.ts';
+import { scanTimeEvents } from './issuing/time-events.ts';
+
+/** Delay after a nudge, so the writer's transaction has committed when the worker looks. */
+const NUDGE_DELAY_MS = 25;
+
+/** Webhook attempts one process runs at once (each endpoint also has its own bound). */
+const MAX_ACTIVE_ATTEMPTS = 32;
+
+/** Submission steps one process runs at once (each is one SII call, under its own lease). */
+const SUBMISSION_CONCURRENCY = 4;
+
+/** How long stopping waits for the submission steps under way before leaving them to their leases. */
+const STOP_WAIT_MS = 10_000;
+
+/** A queue whose work other instances do (JOBS_ENABLED=false): due rows wait in the database. */
+const idle: JobQueue = {
+  nudge: () => {},
+  stop: async () => {},
+};
+
+export function startJobs(ctx: AppContext, opts: { work: boolean }): JobQueue {
+  if (!opts.work) return idle;
+  if (!emailEnabled(ctx)) ctx.log.info('SMTP_URL is not set: documents are not e-mailed to their receivers');
+  let stopped = false;
+  const timers = new Set<NodeJS.Timeout>();
+  /** Runs `fn` after `ms` unless the jobs stop first; unref'd, so it never keeps a process alive. */
+  const after = (ms: number, fn: () => void): NodeJS.Timeout => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      if (!stopped) fn();
+    }, ms);
+    timer.unref();
+    timers.add(timer);
+    return timer;
+  };
+  const every = (ms: number, fn: () => void) => {
+    const timer = setInterval(() => {
+      if (!stopped) fn();
+    }, ms);
+    timer.unref();
+    timers.add(timer);
+  };
+
+  // Submissions. Each step runs on its own, so a slow SII answer occupies one slot, not the loop.
+  const steps = new Set<Promise<unknown>>();
+  const running = new Set<string>();
+  let claimingSteps = false;
+  let moreSteps = false;
+  const pumpSubmissions = async (): Promise<void> => {
+    if (stopped) return;
+    if (claimingSteps) {
+      moreSteps = true;
+      return;
+    }
+    claimingSteps = true;
+    try {
+      do {
+        moreSteps = false;
+        const room = SUBMISSION_CONCURRENCY - steps.size;
+        if (room <= 0 || stopped) return;
+        // Due rows nobody holds; another instance may take one first, then runSubmission answers null.
+        const due = (await dueSubmissions(ctx, room)).filter((s) => !running.has(s.id));
+        for (const s of due) runStep(s.id);
+        if (due.length === room) moreSteps = true;
+      } while (moreSteps && SUBMISSION_CONCURRENCY - steps.size > 0);
+    } finally {
+      claimingSteps = false;
+    }
+  };
+  const runStep = (id: string) => {
+    running.add(id);
+    const step = runSubmission(ctx, id)
+      .catch((err: unknown) => ctx.log.error({ err, submission: id }, 'submission step failed'))
+      .finally(() => {
+        running.delete(id);
+        steps.delete(step);
+        after(0, lookForSubmissions); // a slot is free: look for more
+      });
+    steps.add(step);
+  };
+  const lookForSubmissions = () => {
+    pumpSubmissions().catch((err: unknown) => ctx.log.error({ err }, 'submission worker failed'));
+  };
+
+  // Webhook deliveries and e-mails.
+  const attempts = new Set<Promise<unknown>>();
+  let claimingDeliveries = false;
+  let emailing: Promise<void> | null = null;
+  const pumpDeliveries = async () => {
+    if (claimingDeliveries || stopped) return;
+    claimingDeliveries = true;
+    try {
+      for (;;) {
+        const room = MAX_ACTIVE_ATTEMPTS - attempts.size;
+        if (room <= 0 || stopped) return;
+        const claimed = await claimDeliveries(ctx, room);
+        for (const d of claimed) {
+          const attempt = attemptDelivery(ctx, d)
+            .catch((err: unknown) => ctx.log.error({ err, delivery: d.id }, 'webhook attempt failed'))
+            .finally(() => {
+              attempts.delete(attempt);
+              scheduleEvents(0); // a slot is free: look for more
+            });
+          attempts.add(attempt);
+        }
+        if (claimed.length < room) return;
+      }
+    } finally {
+      claimingDeliveries = false;
+    }
+  };
+  const pumpEmails = () => {
+    if (emailing || stopped) return;
+    emailing = (async () => {
+      while (!stopped && (await sendDueEmails(ctx)) > 0) {}
+    })()
+      .catch((err: unknown) => ctx.log.error({ err }, 'e-mail worker failed'))
+      .finally(() => {
+        emailing = null;
+      });
+  };
+  let eventsTimer: NodeJS.Timeout | null = null;
+  function scheduleEvents(ms: number) {
+    if (stopped) return;
+    if (eventsTimer) {
+      clearTimeout(eventsTimer);
+      timers.delete(eventsTimer);
+    }
+    eventsTimer = after(ms, () => {
+      eventsTimer = null;
+      pumpDeliveries().catch((err: unknown) => ctx.log.error({ err }, 'webhook worker failed'));
+      pumpEmails();
+      scheduleEvents(ctx.config.WEBHOOK_POLL_MS);
+    });
+  }
+
+  const scan = () => {
+    scanTimeEvents(ctx).catch((err: unknown) => ctx.log.error({ err }, 'time-based event scan failed'));
+  };
+  const fold = () => {
+    // The list's counter deltas, so they stay few even when nobody lists (list-documents.ts).
+    foldCounts(ctx).catch((err: unknown) => ctx.log.error({ err }, 'counter fold failed'));
+  };
+
+  lookForSubmissions();
+  every(ctx.config.JOBS_POLL_SECONDS * 1000, lookForSubmissions);
+  scheduleEvents(0);
+  scan();
+  every(ctx.config.EVENTS_SCAN_SECONDS * 1000, scan);
+  every(ctx.config.JOBS_SWEEP_SECONDS * 1000, fold);
+
+  return {
+    nudge() {
+      scheduleEvents(NUDGE_DELAY_MS);
+    },
+    async stop() {
+      stopped = true;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      // Work under way finishes; a submission step gets STOP_WAIT_MS (an SII call may take
+      // SII_TIMEOUT_MS), after which its lease lets another worker take it over.
+      let waited: NodeJS.Timeout | undefined;
+      const stepsDone = Promise.race([
+        Promise.all(steps),
+        new Promise((resolve) => {
+          waited = setTimeout(resolve, STOP_WAIT_MS);
+        }),
+      ]);
+      await Promise.all([stepsDone, ...attempts, emailing]);
+      clearTimeout(waited);
+    },
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * `GET /api/{rut}/recibidos` and one received document: the documents suppliers sent to the
+ * issuer that passed the receiver's checks, newest document date first (then newest received;
+ * id makes the order total), with the same page envelope as `emisiones`. `q` matches the
+ * supplier's RUT or name (case and accents ignored, as `emisiones` matches receivers) or an
+ * exact folio. Received volumes are a fraction of issued ones; a plain count answers `total`.
+ */
+import type { AppContext } from '../context.ts';
+import { AppError } from '../errors.ts';
+import type { Issuer, Prisma, ReceivedState } from '../generated/prisma/client.ts';
+import { searchable } from '../issuing/document-view.ts';
+import {
+  type ReceivedDocumentDetail,
+  type ReceivedDocumentView,
+  receivedDocumentDetail,
+  receivedDocumentView,
+} from './views.ts';
+
+export interface ReceivedFilters {
+  emisor?: string;
+  type?: number;
+  estado?: ReceivedState;
+  /** YYYY-MM-DD, inclusive. */
+  from?: string;
+  to?: string;
+  q?: string;
+  page: number;
+  limit: number;
+}
+
+export async function listReceived(
+  ctx: AppContext,
+  issuer: Issuer,
+  f: ReceivedFilters,
+): Promise<{ data: ReceivedDocumentView[]; total: number; page: number; limit: number }> {
+  const where: Prisma.ReceivedDocumentWhereInput = {
+    issuerId: issuer.id,
+    ...(f.emisor !== undefined && { emisorRut: f.emisor }),
+    ...(f.type !== undefined && { type: f.type }),
+    ...(f.estado !== undefined && { state: f.estado }),
+    ...((f.from || f.to) && {
+      date: {
+        ...(f.from && { gte: new Date(`${f.from}T00:00:00Z`) }),
+        ...(f.to && { lte: new Date(`${f.to}T00:00:00Z`) }),
+      },
+    }),
+  };
+  const text = f.q?.trim();
+  const needle = text ? searchable(text) : '';
+  if (text && needle) {
+    where.OR = [{ searchText: { contains: needle } }, ...(/^\d{1,10}$/.test(text) ? [{ folio: BigInt(text) }] : [])];
+  }
+  const [rows, total] = await Promise.all([
+    ctx.db.prisma.receivedDocument.findMany({
+      where,
+      orderBy: [{ date: 'desc' }, { createdAt: 'desc' }, { id: 'desc' }],
+      skip: (f.page - 1) * f.limit,
+      take: f.limit,
+      // Never the XML or the model: a page shows only the entry.
+      omit: { xml: true, model: true, checks: true },
+      include: { envelope: { select: { number: true } } },
+    }),
+    ctx.db.prisma.receivedDocument.count({ where }),
+  ]);
+  const data = rows.map((r) =>
+    receivedDocumentView(ctx, issuer, { ...r, xml: new Uint8Array(), model: null, checks: [] }, r.envelope),
+  );
+  return { data, total, page: f.page, limit: f.limit };
+}
+
+async function findReceived(ctx: AppContext, issuer: Issuer, key: { emisor: string; type: number; folio: number }) {
+  const row = await ctx.db.prisma.receivedDocument.findUnique({
+    where: {
+      issuerId_emisorRut_type_folio: {
+        issuerId: issuer.id,
+        emisorRut: key.emisor,
+        type: key.type,
+        folio: BigInt(key.folio),
+      },
+    },
+    include: { envelope: { select: { number: true, respuestaXml: true } } },
+  });
+  if (!row) {
+    throw new AppError(
+      'RECEIVED_DOCUMENT_NOT_FOUND',
+      `No document of type ${key.type} and folio ${key.folio} from ${key.emisor} was received by ${issuer.rut}.`,
+    );
+  }
+  return row;
+}
+
+export async function receivedDetail(
+  ctx: AppContext,
+  issuer: Issuer,
+  key: { emisor: string; type: number; folio: number },
+): Promise<ReceivedDocumentDetail> {
+  const row = await findReceived(ctx, issuer, key);
+  return receivedDocumentDetail(ctx, issuer, row, row.envelope);
+}
+
+/** The DTE as received (cut out of its envelope, with the envelope's XML declaration). */
+export async function receivedXml(
+  ctx: AppContext,
+  issuer: Issuer,
+  key: { emisor: string; type: number; folio: number },
+): Promise<{ filename: string; body: Buffer }> {
+  const row = await findReceived(ctx, issuer, key);
+  return { filename: `DTE_${key.emisor}_T${key.type}_F${key.folio}.xml`, body: Buffer.from(row.xml) };
+}
+
+async function findEnvelope(ctx: AppContext, issuer: Issuer, number: number) {
+  const row = await ctx.db.prisma.receivedEnvelope.findFirst({
+    where: { issuerId: issuer.id, number: BigInt(number) },
+  });
+  if (!row) throw new AppError('RECEIVED_ENVELOPE_NOT_FOUND', `No received envelope ${number} for ${issuer.rut}.`);
+  return row;
+}
+
+/** A received file exactly as it came, or the RespuestaDTE that answered it. */
+export async function envelopeFile(
+  ctx: AppContext,
+  issuer: Issuer,
+  number: number,
+  kind: 'xml' | 'respuesta',
+): Promise<{ filename: string; body: Buffer }> {
+  const row = await findEnvelope(ctx, issuer, number);
+  if (kind === 'xml') return { filename: row.fileName, body: Buffer.from(row.xml) };
+  if (!row.respuestaXml) {
+    throw new AppError(
+      'RECEIVED_ENVELOPE_NOT_FOUND',
+      `The received envelope ${number} has no answer: ${row.respuestaError ?? 'none was made'}`,
+    );
+  }
+  return { filename: `RespuestaDTE_${issuer.rut}_${number}.xml`, body: Buffer.from(row.respuestaXml) };
+}

@@ -1,0 +1,219 @@
+/**
+ * A received DTE read leniently into what Timbre shows and checks: identity (type, folio,
+ * issuer, receiver, date), totals, lines, references and the TED. Suppliers' XML differs from
+ * Timbre's own (RECEIVING §1, issue 22): no namespace on `<DTE>`, `windows-1252` declarations,
+ * CRLF, comments, types Timbre does not issue, fields Timbre does not write. Nothing here
+ * refuses a document for a field it does not know; the XML itself is kept byte-exact, so
+ * whatever is not read here is not lost.
+ *
+ * The text read is the DTE as cut out of its envelope (the SII's rule, docs/sii-reference.md
+ * §5.1), the same text whose signature `verifyDte` checks: the fields shown are the fields
+ * that were signed.
+ */
+import type { Element } from '@xmldom/xmldom';
+import type { Caf } from '../dte/caf.ts';
+import { extractDd } from '../dte/ted.ts';
+import { flatten, unescapeXml } from '../dte/xml-text.ts';
+import { parseXml, stripXmlDeclaration } from '../dte/xmldsig.ts';
+
+export interface ReceivedLine {
+  line: number;
+  name: string;
+  qty: string | null;
+  price: string | null;
+  amount: string;
+  exempt: boolean;
+}
+
+export interface ReceivedReference {
+  /** TpoDocRef as written (a type number or a code such as 801 or SET). */
+  type: string;
+  folio: string;
+  date: string;
+  code: string | null;
+  reason: string | null;
+}
+
+/** The CAF inside a TED (DD/CAF): its public parts, what FRMA signs, FRMA itself. */
+export type TedCaf = Pick<Caf, 're' | 'td' | 'from' | 'to' | 'idk' | 'modulus' | 'exponent' | 'frma' | 'daXml'>;
+
+export interface ReceivedTed {
+  /** The flattened DD: what FRMT signs. */
+  dd: string;
+  re: string;
+  td: string;
+  f: string;
+  fe: string;
+  rr: string;
+  mnt: string;
+  frmt: string;
+  caf: TedCaf | null;
+}
+
+export interface ReceivedDte {
+  /** `Documento/@ID` (or Liquidacion / Exportaciones): the ID the signature must reference. */
+  documentId: string;
+  /** How many elements of the DTE carry that ID (1 unless someone is wrapping a signature). */
+  idCount: number;
+  type: number;
+  folio: number;
+  date: string;
+  issuerRut: string;
+  issuerName: string;
+  receiverRut: string;
+  receiverName: string;
+  /** Totales, as numbers (0 when absent); MntTotal also as written, which the TED's MNT must equal. */
+  net: number;
+  exempt: number;
+  vat: number;
+  total: number;
+  totalText: string;
+  lines: ReceivedLine[];
+  refs: ReceivedReference[];
+  ted: ReceivedTed | null;
+}
+
+const DOCUMENT_ELEMENTS = ['Documento', 'Liquidacion', 'Exportaciones'];
+
+function childElements(el: Element): Element[] {
+  const out: Element[] = [];
+  for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) out.push(c as Element);
+  return out;
+}
+
+function child(el: Element | null | undefined, name: string): Element | null {
+  return el ? (childElements(el).find((c) => c.localName === name) ?? null) : null;
+}
+
+function at(el: Element | null, ...path: string[]): Element | null {
+  let node = el;
+  for (const name of path) node = child(node, name);
+  return node;
+}
+
+const textOf = (el: Element | null): string => (el?.textContent ?? '').trim();
+const orNull = (s: string): string | null => (s === '' ? null : s);
+const amount = (s: string): number => (/^-?\d+(\.\d+)?$/.test(s) ? Math.round(Number(s)) : 0);
+
+function countIds(el: Element, id: string): number {
+  let n = el.getAttribute('ID') === id ? 1 : 0;
+  for (const c of childElements(el)) n += countIds(c, id);
+  return n;
+}
+
+/** The first `<name>…</name>` of a flattened fragment, entities kept as written. */
+function raw(fragment: string, name: string): string | null {
+  return new RegExp(`<${name}(?:\\s[^>]*)?>([^<]*)</${name}>`).exec(fragment)?.[1] ?? null;
+}
+
+function parseTedCaf(dd: string): TedCaf | null {
+  const cafXml = /<CAF\b[^>]*>[\s\S]*<\/CAF>/.exec(dd)?.[0];
+  const daXml = cafXml ? /<DA>[\s\S]*<\/DA>/.exec(cafXml)?.[0] : undefined;
+  if (!cafXml || !daXml) return null;
+  const v = {
+    re: raw(daXml, 'RE'),
+    td: raw(daXml, 'TD'),
+    from: raw(daXml, 'D'),
+    to: raw(daXml, 'H'),
+    idk: raw(daXml, 'IDK'),
+    modulus: raw(daXml, 'M'),
+    exponent: raw(daXml, 'E'),
+    frma: raw(cafXml.slice(cafXml.indexOf('</DA>')), 'FRMA'),
+  };
+  if (Object.values(v).some((x) => x === null)) return null;
+  const s = v as Record<keyof typeof v, string>;
+  return {
+    re: unescapeXml(s.re).trim(),
+    td: Number(s.td),
+    from: Number(s.from),
+    to: Number(s.to),
+    idk: Number(s.idk),
+    modulus: s.modulus.trim(),
+    exponent: s.exponent.trim(),
+    frma: s.frma.replace(/\s+/g, ''),
+    daXml: flatten(daXml),
+  };
+}
+
+function parseTed(dteText: string): ReceivedTed | null {
+  const tedText = /<TED\b[^>]*>[\s\S]*?<\/TED>/.exec(dteText)?.[0];
+  const dd = tedText ? extractDd(tedText) : null;
+  if (!tedText || !dd) return null;
+  // DD's own fields come before the CAF inside it (DTE_v10.xsd TED/DD sequence).
+  const cafAt = dd.search(/<CAF\b/);
+  const head = cafAt < 0 ? dd : dd.slice(0, cafAt);
+  const fields = ['RE', 'TD', 'F', 'FE', 'RR', 'MNT'].map((n) => raw(head, n));
+  const frmt = raw(tedText.replace(/>\s+</g, '><'), 'FRMT');
+  if (fields.some((f) => f === null) || frmt === null) return null;
+  const [re, td, f, fe, rr, mnt] = fields as [string, string, string, string, string, string];
+  return {
+    dd,
+    re: unescapeXml(re).trim(),
+    td: td.trim(),
+    f: f.trim(),
+    fe: fe.trim(),
+    rr: unescapeXml(rr).trim(),
+    mnt: mnt.trim(),
+    frmt: frmt.replace(/\s+/g, ''),
+    caf: parseTedCaf(dd),
+  };
+}
+
+/** Reads a DTE cut out of an envelope (or uploaded alone); null when it is not a readable DTE. */
+export function readDte(text: string): ReceivedDte | null {
+  let root: Element | null;
+  try {
+    root = parseXml(stripXmlDeclaration(text)).documentElement;
+  } catch {
+    return null;
+  }
+  if (root?.localName !== 'DTE') return null;
+  const documento = childElements(root).find((e) => DOCUMENT_ELEMENTS.includes(e.localName ?? ''));
+  if (!documento) return null;
+  const idDoc = at(documento, 'Encabezado', 'IdDoc');
+  const type = Number(textOf(child(idDoc, 'TipoDTE')));
+  const folio = Number(textOf(child(idDoc, 'Folio')));
+  if (!Number.isSafeInteger(type) || !Number.isSafeInteger(folio) || type <= 0 || folio <= 0) return null;
+  const emisor = at(documento, 'Encabezado', 'Emisor');
+  const receptor = at(documento, 'Encabezado', 'Receptor');
+  const totales = at(documento, 'Encabezado', 'Totales');
+  const documentId = documento.getAttribute('ID') ?? '';
+  const totalText = textOf(child(totales, 'MntTotal'));
+  return {
+    documentId,
+    idCount: documentId ? countIds(root, documentId) : 0,
+    type,
+    folio,
+    date: textOf(child(idDoc, 'FchEmis')),
+    issuerRut: textOf(child(emisor, 'RUTEmisor')),
+    // RznSoc on facturas, RznSocEmisor on boletas (DTE_v10.xsd Emisor).
+    issuerName: textOf(child(emisor, 'RznSoc')) || textOf(child(emisor, 'RznSocEmisor')),
+    receiverRut: textOf(child(receptor, 'RUTRecep')),
+    receiverName: textOf(child(receptor, 'RznSocRecep')),
+    net: amount(textOf(child(totales, 'MntNeto'))),
+    exempt: amount(textOf(child(totales, 'MntExe'))),
+    vat: amount(textOf(child(totales, 'IVA'))),
+    total: amount(totalText),
+    totalText,
+    lines: childElements(documento)
+      .filter((e) => e.localName === 'Detalle')
+      .map((d, i) => ({
+        line: Number(textOf(child(d, 'NroLinDet'))) || i + 1,
+        name: textOf(child(d, 'NmbItem')),
+        qty: orNull(textOf(child(d, 'QtyItem'))),
+        price: orNull(textOf(child(d, 'PrcItem'))),
+        amount: textOf(child(d, 'MontoItem')),
+        exempt: textOf(child(d, 'IndExe')) !== '',
+      })),
+    refs: childElements(documento)
+      .filter((e) => e.localName === 'Referencia')
+      .map((r) => ({
+        type: textOf(child(r, 'TpoDocRef')),
+        folio: textOf(child(r, 'FolioRef')),
+        date: textOf(child(r, 'FchRef')),
+        code: orNull(textOf(child(r, 'CodRef'))),
+        reason: orNull(textOf(child(r, 'RazonRef'))),
+      })),
+    ted: parseTed(text),
+  };
+}

@@ -1,0 +1,331 @@
+/**
+ * Receiving a supplier's file (issue 22, first slice): run the receiver's checks
+ * (checks.ts), record the envelope byte-exact with every result, store the DTEs that passed,
+ * answer with a signed RespuestaDTE (respuesta.ts) and record the events
+ * (`received.document` per stored DTE, `received.refused` per refused envelope or DTE), all
+ * in one transaction: a refusal is recorded with its reason, never half-stored.
+ *
+ * One issuer's receptions run one at a time (a transaction-scoped advisory lock), so two
+ * uploads of the same file or of the same document cannot both pass the duplicate checks; the
+ * unique index on (issuer, emisor, type, folio) is the net under it.
+ */
+import { createHash } from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import { trustedCafKeys } from '../admin/cafs.ts';
+import { santiagoTimestamp } from '../dte/chile-time.ts';
+import type { SignatureKey } from '../dte/xmldsig.ts';
+import { AppError } from '../errors.ts';
+import type { Issuer, Prisma, ReceivedDocument, ReceivedEnvelope } from '../generated/prisma/client.ts';
+import { searchable } from '../issuing/document-view.ts';
+import { recordEvent } from '../issuing/events.ts';
+import { signingCertificate } from '../issuing/key-material.ts';
+import { type CheckResult, checkReceived, type DocumentOutcome, type EnvelopeOutcome } from './checks.ts';
+import { ESTADO_RECEP_DTE, ESTADO_RECEP_ENV } from './codes.ts';
+import { buildRespuesta } from './respuesta.ts';
+import { type ReceivedDocumentView, receivedDocumentView, respuestaUrl } from './views.ts';
+
+export interface ReceiveInput {
+  bytes: Buffer;
+  /** The file's name as uploaded (NmbEnvio of the answer); a default is made when absent. */
+  fileName?: string;
+  source: 'upload';
+}
+
+/** The answer of `POST /api/{rut}/recibidos`: the verdict on the envelope and each DTE. */
+export interface ReceptionView {
+  number: number;
+  file_name: string;
+  kind: string | null;
+  sha256: string;
+  accepted: boolean;
+  estado_recep_env: number;
+  glosa: string;
+  reason: string | null;
+  checks: CheckResult[];
+  documents: {
+    index: number;
+    type: number | null;
+    folio: number | null;
+    emisor_rut: string | null;
+    estado_recep_dte: number;
+    glosa: string;
+    reason: string | null;
+    checks: CheckResult[];
+  }[];
+  received: ReceivedDocumentView[];
+  respuesta_url: string | null;
+  respuesta_error: string | null;
+  created_at: string;
+}
+
+/** NmbEnvio: a plain file name (≤ 80, no path, no control characters). */
+function cleanFileName(name: string | undefined, sha256: string): string {
+  const base = (name ?? '').split(/[\\/]/).pop() ?? '';
+  const clean = base
+    .replace(/[^\w.\- ]/g, '_')
+    .trim()
+    .slice(-80);
+  return clean || `envio-${sha256.slice(0, 16)}.xml`;
+}
+
+function documentsJson(outcome: EnvelopeOutcome) {
+  return outcome.documents.map((d) => ({
+    index: d.index,
+    type: d.dte?.type ?? null,
+    folio: d.dte?.folio ?? null,
+    emisor_rut: d.dte?.issuerRut ?? null,
+    estado_recep_dte: d.estado,
+    glosa: d.glosa,
+    reason: d.reason,
+    checks: d.checks,
+  }));
+}
+
+/** The glosa written in the answer: the code's, with the reason when the code is "Otros". */
+const answerGlosa = (glosa: string, estado: number, reason: string | null) =>
+  estado === 99 && reason ? `${glosa}: ${reason}` : glosa;
+
+export async function receiveEnvelope(ctx: AppContext, issuer: Issuer, input: ReceiveInput): Promise<ReceptionView> {
+  const now = ctx.clock();
+  // The certificate is read (or, in sandbox, generated) before the transaction, which it
+  // would otherwise wait on; without one the file is still received and the answer's absence
+  // recorded.
+  let cert: SignatureKey | null = null;
+  let certError: string | null = null;
+  try {
+    cert = (await signingCertificate(ctx, issuer, issuer.siiAmbiente !== 0)).cert;
+  } catch (e) {
+    if (!(e instanceof AppError)) throw e;
+    certError = e.message;
+  }
+  const keys = trustedCafKeys(ctx.config.TIMBRE_EXTRA_CAF_KEYS);
+
+  const { envelope, stored } = await ctx.db.prisma.$transaction(
+    async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`received:${issuer.id}`}, 0))`;
+      const outcome = await checkReceived(input.bytes, {
+        receiverRut: issuer.rut,
+        trustedCafKeys: keys,
+        seenFile: async (sha256) =>
+          (await tx.receivedEnvelope.findFirst({ where: { issuerId: issuer.id, sha256 }, select: { id: true } })) !==
+          null,
+        seenDocument: async (emisorRut, type, folio) =>
+          (await tx.receivedDocument.findUnique({
+            where: { issuerId_emisorRut_type_folio: { issuerId: issuer.id, emisorRut, type, folio: BigInt(folio) } },
+            select: { id: true },
+          })) !== null,
+      });
+      const fileName = cleanFileName(input.fileName, outcome.sha256);
+      let envelope = await tx.receivedEnvelope.create({
+        data: {
+          issuerId: issuer.id,
+          kind: outcome.kind,
+          source: input.source,
+          fileName,
+          xml: new Uint8Array(input.bytes),
+          sha256: outcome.sha256,
+          senderRut: outcome.caratula?.rutEnvia ?? null,
+          emisorRut: outcome.caratula?.rutEmisor ?? null,
+          receptorRut: outcome.caratula?.rutReceptor ?? null,
+          setId: outcome.setId,
+          estadoRecepEnv: outcome.estado,
+          glosa: outcome.glosa,
+          reason: outcome.reason,
+          checks: outcome.checks as unknown as Prisma.InputJsonValue,
+          documents: documentsJson(outcome) as unknown as Prisma.InputJsonValue,
+          createdAt: now,
+        },
+      });
+      const stored: ReceivedDocument[] = [];
+      for (const d of outcome.documents) {
+        if (d.estado !== ESTADO_RECEP_DTE.OK || !d.dte) continue;
+        stored.push(await storeDocument(tx, issuer, envelope, d, now));
+      }
+      const respuesta = answer(outcome, envelope, issuer, cert, certError, now);
+      if (respuesta.xml || respuesta.error) {
+        envelope = await tx.receivedEnvelope.update({
+          where: { id: envelope.id },
+          data: {
+            respuestaXml: respuesta.xml ? new Uint8Array(respuesta.xml) : null,
+            respuestaError: respuesta.error,
+          },
+        });
+      }
+      await recordEvents(ctx, tx, issuer, envelope, outcome, stored, now);
+      return { envelope, stored };
+    },
+    { timeout: 60_000 },
+  );
+  return receptionView(ctx, issuer, envelope, stored);
+}
+
+async function storeDocument(
+  tx: Prisma.TransactionClient,
+  issuer: Issuer,
+  envelope: ReceivedEnvelope,
+  d: DocumentOutcome,
+  now: Date,
+): Promise<ReceivedDocument> {
+  const dte = d.dte!;
+  return tx.receivedDocument.create({
+    data: {
+      issuerId: issuer.id,
+      envelopeId: envelope.id,
+      emisorRut: dte.issuerRut,
+      emisorName: dte.issuerName,
+      type: dte.type,
+      folio: BigInt(dte.folio),
+      date: new Date(`${dte.date}T00:00:00Z`),
+      net: BigInt(dte.net),
+      exempt: BigInt(dte.exempt),
+      vat: BigInt(dte.vat),
+      total: BigInt(dte.total),
+      xml: new Uint8Array(d.bytes),
+      sha256: createHash('sha256').update(d.bytes).digest('hex'),
+      model: {
+        receiver: { rut: dte.receiverRut, name: dte.receiverName },
+        lines: dte.lines,
+        refs: dte.refs,
+        ted: dte.ted?.caf ? { idk: dte.ted.caf.idk, caf_from: dte.ted.caf.from, caf_to: dte.ted.caf.to } : null,
+      } as unknown as Prisma.InputJsonValue,
+      checks: d.checks as unknown as Prisma.InputJsonValue,
+      searchText: searchable(`${dte.issuerRut} ${dte.issuerName}`),
+      createdAt: now,
+    },
+  });
+}
+
+/** The signed RespuestaDTE, when the envelope says whom to answer and a certificate signs it. */
+function answer(
+  outcome: EnvelopeOutcome,
+  envelope: ReceivedEnvelope,
+  issuer: Issuer,
+  cert: SignatureKey | null,
+  certError: string | null,
+  now: Date,
+): { xml: Buffer | null; error: string | null } {
+  if (outcome.kind !== 'EnvioDTE' || !outcome.setId || !outcome.caratula) {
+    return {
+      xml: null,
+      error:
+        outcome.kind === 'DTE'
+          ? 'Un DTE suelto no lleva sobre (SetDTE): no hay RecepcionEnvio que responder.'
+          : 'El archivo no permite saber a quién responder (sin Carátula o SetDTE legible).',
+    };
+  }
+  if (!cert) return { xml: null, error: `Sin certificado para firmar la respuesta: ${certError}` };
+  const timestamp = santiagoTimestamp(now);
+  try {
+    const xml = buildRespuesta(
+      {
+        responderRut: issuer.rut,
+        recipientRut: outcome.caratula.rutEmisor,
+        number: Number(envelope.number),
+        fileName: envelope.fileName,
+        receivedAt: timestamp,
+        signedAt: timestamp,
+        setId: outcome.setId,
+        digest: outcome.digest,
+        caratulaIssuerRut: outcome.caratula.rutEmisor,
+        caratulaReceiverRut: outcome.caratula.rutReceptor,
+        estado: outcome.estado,
+        glosa: answerGlosa(outcome.glosa, outcome.estado, outcome.reason),
+        dteCount: outcome.documents.length,
+        documents: outcome.documents
+          .filter((d) => d.dte)
+          .map((d) => ({
+            type: d.dte!.type,
+            folio: d.dte!.folio,
+            date: d.dte!.date,
+            issuerRut: d.dte!.issuerRut,
+            receiverRut: d.dte!.receiverRut,
+            total: d.dte!.total,
+            estado: d.estado,
+            glosa: answerGlosa(d.glosa, d.estado, d.reason),
+          })),
+      },
+      cert,
+    );
+    return { xml, error: null };
+  } catch (e) {
+    // A RUT the schema's RUTType refuses (the Carátula's, unchecked when the signature failed)
+    // leaves the envelope recorded and unanswered.
+    return { xml: null, error: `No se pudo escribir la respuesta: ${(e as Error).message.slice(0, 300)}` };
+  }
+}
+
+async function recordEvents(
+  ctx: AppContext,
+  tx: Prisma.TransactionClient,
+  issuer: Issuer,
+  envelope: ReceivedEnvelope,
+  outcome: EnvelopeOutcome,
+  stored: ReceivedDocument[],
+  now: Date,
+): Promise<void> {
+  const base = { envelope: Number(envelope.number), file_name: envelope.fileName };
+  if (outcome.estado !== ESTADO_RECEP_ENV.OK) {
+    await recordEvent(
+      tx,
+      {
+        issuerId: issuer.id,
+        type: 'received.refused',
+        data: { ...base, estado_recep_env: outcome.estado, glosa: outcome.glosa, reason: outcome.reason },
+      },
+      now,
+    );
+    return;
+  }
+  for (const d of outcome.documents) {
+    if (d.estado === ESTADO_RECEP_DTE.OK) continue;
+    await recordEvent(
+      tx,
+      {
+        issuerId: issuer.id,
+        type: 'received.refused',
+        data: {
+          ...base,
+          estado_recep_env: outcome.estado,
+          type: d.dte?.type ?? null,
+          folio: d.dte?.folio ?? null,
+          emisor_rut: d.dte?.issuerRut ?? null,
+          estado_recep_dte: d.estado,
+          glosa: d.glosa,
+          reason: d.reason,
+        },
+      },
+      now,
+    );
+  }
+  for (const doc of stored) {
+    await recordEvent(
+      tx,
+      { issuerId: issuer.id, type: 'received.document', data: { ...receivedDocumentView(ctx, issuer, doc, envelope) } },
+      now,
+    );
+  }
+}
+
+function receptionView(
+  ctx: AppContext,
+  issuer: Issuer,
+  envelope: ReceivedEnvelope,
+  stored: ReceivedDocument[],
+): ReceptionView {
+  return {
+    number: Number(envelope.number),
+    file_name: envelope.fileName,
+    kind: envelope.kind,
+    sha256: envelope.sha256,
+    accepted: envelope.estadoRecepEnv === ESTADO_RECEP_ENV.OK && stored.length > 0,
+    estado_recep_env: envelope.estadoRecepEnv,
+    glosa: envelope.glosa,
+    reason: envelope.reason,
+    checks: envelope.checks as unknown as CheckResult[],
+    documents: envelope.documents as unknown as ReceptionView['documents'],
+    received: stored.map((d) => receivedDocumentView(ctx, issuer, d, envelope)),
+    respuesta_url: envelope.respuestaXml ? respuestaUrl(ctx, issuer, envelope.number) : null,
+    respuesta_error: envelope.respuestaError,
+    created_at: envelope.createdAt.toISOString(),
+  };
+}
