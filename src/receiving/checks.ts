@@ -1,6 +1,6 @@
 /**
  * The receiver's checks on an uploaded EnvioDTE (or a lone signed `<DTE>`), in the order of
- * RECEIVING §1, each recorded with its result and a Spanish reason, ending in the SII's codes
+ * README "Received documents", each recorded with its result and a Spanish reason, ending in the SII's codes
  * (`EstadoRecepEnv` for the envelope, `EstadoRecepDTE` per document; src/receiving/codes.ts).
  *
  * Envelope: size cap and no DTD (before any parser sees the bytes) → readable XML → XSD
@@ -9,7 +9,7 @@
  * its `Documento` → RUTEmisor equals the Carátula's → RUTRecep is this issuer → not already
  * received (issuer, type, folio) → the TED (DD matches the document, FRMT by the CAF key, the
  * CAF's FRMA by the SII's key or a TIMBRE_EXTRA_CAF_KEYS key). The TED is not an SII check
- * (RECEIVING §1) but catches forgeries; its failure refuses the DTE with 99 (Otros).
+ * (README "Received documents") but catches forgeries; its failure refuses the DTE with 99 (Otros).
  *
  * Hostile input: SII files never carry a DTD, so any `<!DOCTYPE` or `<!ENTITY` refuses the
  * file unread (no entity expansion, no external entity can be fetched by any parser here).

@@ -1,5 +1,5 @@
 /**
- * Receiving a supplier's file (issue 22, first slice): run the receiver's checks
+ * Receiving a supplier's file (docs/design.md §12; what is not done yet: README "Received documents"): run the receiver's checks
  * (checks.ts), record the envelope byte-exact with every result, store the DTEs that passed,
  * answer with a signed RespuestaDTE (respuesta.ts) and record the events
  * (`received.document` per stored DTE, `received.refused` per refused envelope or DTE), all

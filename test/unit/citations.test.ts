@@ -73,6 +73,8 @@ const FOREIGN: [RegExp, string][] = [
   [/\bDASHBOARD\.md/, 'DASHBOARD.md'],
   [/\bSOURCES\.md/, 'SOURCES.md'],
   [/\bTOOLCHAIN\b/, 'TOOLCHAIN'],
+  [/\bRECEIVING\s*(§|\.md)/, 'RECEIVING'],
+  [/\bREFERENCE\.md/, 'REFERENCE.md'],
   [/\b[Ii]ssues? #?\d+\b/, 'an issue number'],
   [/\bRule \d+\b/, 'a bare rule number (write "SII format rule N")'],
 ];

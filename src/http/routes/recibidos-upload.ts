@@ -1,6 +1,6 @@
 /**
  * POST /api/{rut}/recibidos — a supplier's EnvioDTE (or a lone signed DTE) uploaded by hand, as
- * the raw XML body or as the one file of a `multipart/form-data` form (issue 22). The bytes are taken exactly as sent: the body is read as bytes
+ * the raw XML body or as the one file of a `multipart/form-data` form (README "Received documents"). The bytes are taken exactly as sent: the body is read as bytes
  * and carried as a Latin-1 string (one character per byte, lossless) only so that the route's
  * schema can describe it.
  */
