@@ -211,7 +211,7 @@ export interface ZodIssueLike {
 }
 
 /** `/items/0/qty` segments → `items[0].qty` */
-export function formatPath(segments: ReadonlyArray<PropertyKey>): string {
+function formatPath(segments: ReadonlyArray<PropertyKey>): string {
   let out = '';
   for (const s of segments) {
     if (typeof s === 'number' || (typeof s === 'string' && /^\d+$/.test(s))) out += `[${String(s)}]`;

@@ -26,7 +26,7 @@ import { changing } from './changes.ts';
 import { findIssuerOrThrow } from './issuers.ts';
 
 /** The SII keys plus the configured extra ones (PEM text or a path to a PEM file). */
-function trustedCafKeys(extra: string | undefined): TrustedCafKey[] {
+export function trustedCafKeys(extra: string | undefined): TrustedCafKey[] {
   const keys = loadSiiCafKeys();
   if (extra) {
     const pem = extra.includes('-----BEGIN') ? extra : existsSync(extra) ? readFileSync(extra, 'utf8') : '';

@@ -43,7 +43,7 @@ export type SignatureKey = Pick<
   'privateKey' | 'certDerBase64' | 'modulusBase64' | 'exponentBase64'
 >;
 
-class XmlParseError extends Error {}
+export class XmlParseError extends Error {}
 
 /** Parses XML text strictly (any parser warning is an error). */
 export function parseXml(xml: string): XmlDocument {
@@ -328,7 +328,7 @@ function keyOf(keyInfo: Element | null): {
 }
 
 /** Checks one `<Signature>` element of a parsed document. */
-function checkSignatureElement(doc: XmlDocument, signature: Element): SignatureCheck {
+export function checkSignatureElement(doc: XmlDocument, signature: Element): SignatureCheck {
   const signedInfo = child(signature, 'SignedInfo');
   if (!signedInfo) return { valid: false, reason: 'SignedInfo missing' };
   const c14n = child(signedInfo, 'CanonicalizationMethod')?.getAttribute('Algorithm');

@@ -81,7 +81,7 @@ export const receivedDocumentEventData = z.object({
 });
 
 /** received.refused: a refused envelope, or one refused DTE of an accepted envelope. */
-export const receivedRefusedData = z.object({
+const receivedRefusedData = z.object({
   envelope: z.number().int().describe("Timbre's number of the received envelope (CodEnvio)"),
   file_name: z.string(),
   estado_recep_env: z.number().int().describe('EstadoRecepEnv: 0 when only a DTE was refused'),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { receivedDocumentEventData } from './event-schemas.ts';
 import { rutParam } from './schemas.ts';
 
-export const checkSchema = z.object({
+const checkSchema = z.object({
   check: z.string().meta({
     description:
       'size, dtd, readable, schema, envelope_signature, caratula_receiver, repeated_file, structure; per DTE dte_readable, dte_signature, issuer_rut, receiver_rut, repeated_dte, ted',

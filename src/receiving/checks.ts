@@ -47,7 +47,7 @@ import { type ReceivedDte, readDte } from './read-dte.ts';
 /** The largest file taken in: real EnvioDTEs are tens of kB; a few hundred DTEs fit in 10 MiB. */
 export const MAX_RECEIVED_BYTES = 10 * 1024 * 1024;
 
-export type CheckName =
+type CheckName =
   | 'size'
   | 'dtd'
   | 'readable'
@@ -83,7 +83,7 @@ export interface DocumentOutcome {
   checks: CheckResult[];
 }
 
-export interface Caratula {
+interface Caratula {
   rutEmisor: string;
   rutEnvia: string;
   rutReceptor: string;

@@ -35,9 +35,9 @@ export interface ReceivedReference {
 }
 
 /** The CAF inside a TED (DD/CAF): its public parts, what FRMA signs, FRMA itself. */
-export type TedCaf = Pick<Caf, 're' | 'td' | 'from' | 'to' | 'idk' | 'modulus' | 'exponent' | 'frma' | 'daXml'>;
+type TedCaf = Pick<Caf, 're' | 'td' | 'from' | 'to' | 'idk' | 'modulus' | 'exponent' | 'frma' | 'daXml'>;
 
-export interface ReceivedTed {
+interface ReceivedTed {
   /** The flattened DD: what FRMT signs. */
   dd: string;
   re: string;

@@ -17,7 +17,7 @@ import type { SignatureKey } from '../dte/xmldsig.ts';
 import { AppError } from '../errors.ts';
 import type { Issuer, Prisma, ReceivedDocument, ReceivedEnvelope } from '../generated/prisma/client.ts';
 import { searchable } from '../issuing/document-view.ts';
-import { recordEvent } from '../issuing/events.ts';
+import { recordEvent } from '../events/record.ts';
 import { signingCertificate } from '../issuing/key-material.ts';
 import { type CheckResult, checkReceived, type DocumentOutcome, type EnvelopeOutcome } from './checks.ts';
 import { ESTADO_RECEP_DTE, ESTADO_RECEP_ENV } from './codes.ts';

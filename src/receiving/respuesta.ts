@@ -17,7 +17,7 @@ import { encodeLatin1, type SignatureKey, signXml, withXmlDeclaration } from '..
 import { validateXml } from '../dte/xsd.ts';
 import { ANSWERABLE_TYPES } from './codes.ts';
 
-export interface RespuestaDocument {
+interface RespuestaDocument {
   type: number;
   folio: number;
   date: string;

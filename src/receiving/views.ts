@@ -25,7 +25,7 @@ export interface ReceivedDocumentDetail extends ReceivedDocumentView {
   respuesta_url: string | null;
 }
 
-export function receivedDocumentUrl(
+function receivedDocumentUrl(
   ctx: AppContext,
   issuer: Pick<Issuer, 'rut'>,
   d: Pick<ReceivedDocument, 'emisorRut' | 'type' | 'folio'>,

@@ -33,7 +33,7 @@ export const SUPPLIER: IssuerInfo = {
 };
 
 /** The sender (RutEnvia): the holder of the supplier's certificate. */
-export const SUPPLIER_SENDER = '13185095-6';
+const SUPPLIER_SENDER = '13185095-6';
 
 export interface Supplier {
   /** SPKI PEM of the stand-in SII key: the app's TIMBRE_EXTRA_CAF_KEYS. */
