@@ -52,6 +52,8 @@ const BY_CODE: Record<ErrorCode, string> = {
   FOLIOS_EXHAUSTED: 'No quedan folios para este tipo de documento: solicita o sube un CAF en Folios.',
   ISSUER_NOT_CONFIGURED: 'Falta la resolución del SII (fecha y número) en Configuración para emitir en producción.',
   REFERENCE_NOT_FOUND: 'El documento referenciado no existe para este emisor.',
+  RECEIVED_DOCUMENT_NOT_FOUND: 'Ese documento recibido no existe.',
+  RECEIVED_ENVELOPE_NOT_FOUND: 'Ese envío recibido no existe.',
   TOTALS_MISMATCH: 'Una nota de crédito que anula debe repetir los totales del documento original.',
   SANDBOX_NOT_SUBMITTABLE: 'Los documentos de sandbox nunca se envían al SII.',
   SII_UNAVAILABLE: 'No fue posible comunicarse con el SII. No se guardó nada; inténtalo de nuevo en unos minutos.',
