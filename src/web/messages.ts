@@ -64,8 +64,6 @@ const BY_CODE: Record<ErrorCode, string> = {
   ISSUER_NOT_FOUND: 'No encontramos esa página.',
   WEBHOOK_LIMIT_REACHED: 'Ya hay 10 endpoints en este emisor: elimina uno para agregar otro.',
   WEBHOOK_NOT_FOUND: 'Ese endpoint no existe (quizás ya fue eliminado).',
-  RECEIVED_DOCUMENT_NOT_FOUND: 'No encontramos un documento recibido con ese emisor, tipo y folio.',
-  RECEIVED_ENVELOPE_NOT_FOUND: 'No encontramos un envío recibido con ese número, o no tiene respuesta.',
   EVENT_NOT_FOUND: 'Ese evento no existe.',
   EMAIL_DISABLED: 'El envío de correos no está configurado en esta instalación (SMTP_URL).',
   EMAIL_NO_RECIPIENT: 'El documento no tiene correo del receptor: escribe a quién enviarlo.',
