@@ -7,8 +7,8 @@
  * instances from doing the same row twice. Time runs on the injected clock.
  *
  * - Submissions (src/issuing/submissions.ts): looked for every JOBS_POLL_SECONDS (and when a
- *   slot frees), SUBMISSION_CONCURRENCY at a time; a step writes when the next one is due into
- *   the row. The issue and resubmit calls run the first step themselves, at once. The poll
+ *   slot frees while more were due than fit), SUBMISSION_CONCURRENCY at a time; a step writes
+ *   when the next one is due into the row. The issue and resubmit calls run the first step themselves, at once. The poll
  *   interval is also the shortest gap between two steps of one submission, as it was with the
  *   pg-boss wake-ups before: waking exactly at a due time 150 ms away turned a short outage
  *   into dozens of attempts and a 30-minute backoff.
@@ -73,6 +73,8 @@ export function startJobs(ctx: AppContext, opts: { work: boolean }): JobQueue {
   const running = new Set<string>();
   let claimingSteps = false;
   let moreSteps = false;
+  /** The last look filled every free slot: more may be due than fit, so a freed slot looks again. */
+  let backlog = false;
   const pumpSubmissions = async (): Promise<void> => {
     if (stopped) return;
     if (claimingSteps) {
@@ -88,7 +90,8 @@ export function startJobs(ctx: AppContext, opts: { work: boolean }): JobQueue {
         // Due rows nobody holds; another instance may take one first, then runSubmission answers null.
         const due = (await dueSubmissions(ctx, room)).filter((s) => !running.has(s.id));
         for (const s of due) runStep(s.id);
-        if (due.length === room) moreSteps = true;
+        backlog = due.length === room;
+        if (backlog) moreSteps = true;
       } while (moreSteps && SUBMISSION_CONCURRENCY - steps.size > 0);
     } finally {
       claimingSteps = false;
@@ -101,7 +104,7 @@ export function startJobs(ctx: AppContext, opts: { work: boolean }): JobQueue {
       .finally(() => {
         running.delete(id);
         steps.delete(step);
-        after(0, lookForSubmissions); // a slot is free: look for more
+        if (backlog) after(0, lookForSubmissions); // a slot is free and more may be due
       });
     steps.add(step);
   };

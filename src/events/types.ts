@@ -23,7 +23,7 @@ export const EVENT_TYPES = [
   // The account is told by this event when an endpoint is disabled after days of failures
   // (docs/design.md §9).
   'webhook.disabled',
-  // Received documents (docs/design.md §12): a supplier's DTE passed the receiver's checks; a received envelope or DTE was refused.
+  // Received documents (README "Received documents"): a supplier's DTE passed the receiver's checks; a received envelope or DTE was refused.
   'received.document',
   'received.refused',
 ] as const;

@@ -1,4 +1,4 @@
-/** zod schemas of received documents (docs/design.md §12) for the routes and their OpenAPI. */
+/** zod schemas of received documents (README "Received documents") for the routes and their OpenAPI. */
 import { z } from 'zod';
 import { receivedDocumentEventData } from './event-schemas.ts';
 import { rutParam } from './schemas.ts';

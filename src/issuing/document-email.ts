@@ -5,7 +5,7 @@
  *
  * An `email_messages` row is written with the document (sandbox: due at once; live: waiting
  * until the SII accepts, which document-state.ts makes due; without SMTP_URL: `disabled`). The
- * jobs send due rows (src/events/jobs.ts); an SMTP failure is retried with doubling delays
+ * jobs send due rows (src/jobs.ts); an SMTP failure is retried with doubling delays
  * (EMAIL_RETRY_BASE_MS) up to EMAIL_MAX_ATTEMPTS, a permanent refusal (5xx) is not. `email.sent`
  * and `email.failed` are written in the transaction that records the outcome.
  */

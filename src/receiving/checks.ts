@@ -1,6 +1,6 @@
 /**
  * The receiver's checks on an uploaded EnvioDTE (or a lone signed `<DTE>`), in the order of
- * README "Received documents", each recorded with its result and a Spanish reason, ending in the SII's codes
+ * docs/receiving.md §1, each recorded with its result and a Spanish reason, ending in the SII's codes
  * (`EstadoRecepEnv` for the envelope, `EstadoRecepDTE` per document; src/receiving/codes.ts).
  *
  * Envelope: size cap and no DTD (before any parser sees the bytes) → readable XML → XSD
@@ -9,7 +9,7 @@
  * its `Documento` → RUTEmisor equals the Carátula's → RUTRecep is this issuer → not already
  * received (issuer, type, folio) → the TED (DD matches the document, FRMT by the CAF key, the
  * CAF's FRMA by the SII's key or a TIMBRE_EXTRA_CAF_KEYS key). The TED is not an SII check
- * (README "Received documents") but catches forgeries; its failure refuses the DTE with 99 (Otros).
+ * (docs/receiving.md §1) but catches forgeries; its failure refuses the DTE with 99 (Otros).
  *
  * Hostile input: SII files never carry a DTD, so any `<!DOCTYPE` or `<!ENTITY` refuses the
  * file unread (no entity expansion, no external entity can be fetched by any parser here).
@@ -142,6 +142,8 @@ function declaredEncoding(bytes: Buffer): string | null {
   const head = bytes.subarray(0, 200).toString('latin1');
   return /^\uFEFF?\s*<\?xml[^>]*encoding=["']([^"']+)["']/i.exec(head)?.[1]?.toLowerCase() ?? null;
 }
+
+const KNOWN_ENCODINGS = /^(iso-8859-1|iso_8859-1|latin-?1|l1|windows-1252|cp1252|utf-?8|us-ascii|ascii)$/;
 
 interface Decoded {
   text: string;
@@ -288,6 +290,16 @@ export async function checkReceived(bytes: Buffer, ctx: CheckContext): Promise<E
     );
   }
   checks.push(pass('size', `${bytes.length} bytes`));
+  // Only the encodings both parsers here read alike: another (UTF-16, UTF-7, EBCDIC …) could
+  // show one parser a DTD or a document the other does not see.
+  const declared = declaredEncoding(bytes);
+  if ((declared && !KNOWN_ENCODINGS.test(declared)) || bytes[0] === 0xfe || bytes[0] === 0xff || bytes[0] === 0) {
+    return refuse(
+      ESTADO_RECEP_ENV.UNREADABLE,
+      'readable',
+      `codificación no admitida (${declared ?? 'UTF-16'}); se aceptan ISO-8859-1, windows-1252 y UTF-8`,
+    );
+  }
   const { text, singleByte } = decodeReceived(bytes);
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) {
     return refuse(

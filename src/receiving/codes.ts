@@ -1,5 +1,5 @@
 /**
- * The receiver's answer codes (README "Received documents"; the SII's Formato Mensaje de Respuesta DTE §2; RespuestaEnvioDTE_v10.xsd
+ * The receiver's answer codes (docs/receiving.md §1, §2; FRESP §2; RespuestaEnvioDTE_v10.xsd
  * `EstadoRecepEnv`, `EstadoRecepDTE`) and their glosas as the SII writes them. The Spanish
  * reason that goes with each refusal is more precise than the glosa (it names the field, the
  * RUT, the failing signature) and is recorded next to the code.

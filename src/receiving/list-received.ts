@@ -5,6 +5,7 @@
  * supplier's RUT or name (case and accents ignored, as `emisiones` matches receivers) or an
  * exact folio. Received volumes are a fraction of issued ones; a plain count answers `total`.
  */
+import { calendarDate, toDbDate } from '../dte/calendar-date.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import type { Issuer, Prisma, ReceivedState } from '../generated/prisma/client.ts';
@@ -40,8 +41,8 @@ export async function listReceived(
     ...(f.estado !== undefined && { state: f.estado }),
     ...((f.from || f.to) && {
       date: {
-        ...(f.from && { gte: new Date(`${f.from}T00:00:00Z`) }),
-        ...(f.to && { lte: new Date(`${f.to}T00:00:00Z`) }),
+        ...(f.from && { gte: toDbDate(calendarDate(f.from)) }),
+        ...(f.to && { lte: toDbDate(calendarDate(f.to)) }),
       },
     }),
   };

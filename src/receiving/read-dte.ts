@@ -1,7 +1,7 @@
 /**
  * A received DTE read leniently into what Timbre shows and checks: identity (type, folio,
  * issuer, receiver, date), totals, lines, references and the TED. Suppliers' XML differs from
- * Timbre's own (docs/design.md §12): no namespace on `<DTE>`, `windows-1252` declarations,
+ * Timbre's own (docs/receiving.md §1): no namespace on `<DTE>`, `windows-1252` declarations,
  * CRLF, comments, types Timbre does not issue, fields Timbre does not write. Nothing here
  * refuses a document for a field it does not know; the XML itself is kept byte-exact, so
  * whatever is not read here is not lost.

@@ -1,14 +1,16 @@
 /**
- * Receiving a supplier's file (docs/design.md §12; what is not done yet: README "Received documents"): run the receiver's checks
+ * Receiving a supplier's file (README "Received documents"): run the receiver's checks
  * (checks.ts), record the envelope byte-exact with every result, store the DTEs that passed,
  * answer with a signed RespuestaDTE (respuesta.ts) and record the events
  * (`received.document` per stored DTE, `received.refused` per refused envelope or DTE), all
  * in one transaction: a refusal is recorded with its reason, never half-stored.
  *
- * One issuer's receptions run one at a time (a transaction-scoped advisory lock), so two
- * uploads of the same file or of the same document cannot both pass the duplicate checks; the
- * unique index on (issuer, emisor, type, folio) is the net under it.
+ * One issuer's receptions are recorded one at a time (a transaction-scoped advisory lock), and
+ * the duplicate lookups are asked again under it, so two uploads of the same file or of the
+ * same document cannot both pass the duplicate checks; the unique index on (issuer, emisor,
+ * type, folio) is the net under it.
  */
+import { calendarDate, toDbDate } from '../dte/calendar-date.ts';
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { trustedCafKeys } from '../admin/cafs.ts';
@@ -19,7 +21,13 @@ import type { Issuer, Prisma, ReceivedDocument, ReceivedEnvelope } from '../gene
 import { searchable } from '../issuing/document-view.ts';
 import { recordEvent } from '../events/record.ts';
 import { signingCertificate } from '../issuing/key-material.ts';
-import { type CheckResult, checkReceived, type DocumentOutcome, type EnvelopeOutcome } from './checks.ts';
+import {
+  type CheckContext,
+  type CheckResult,
+  checkReceived,
+  type DocumentOutcome,
+  type EnvelopeOutcome,
+} from './checks.ts';
 import { ESTADO_RECEP_DTE, ESTADO_RECEP_ENV } from './codes.ts';
 import { buildRespuesta } from './respuesta.ts';
 import { type ReceivedDocumentView, receivedDocumentView, respuestaUrl } from './views.ts';
@@ -100,21 +108,32 @@ export async function receiveEnvelope(ctx: AppContext, issuer: Issuer, input: Re
   }
   const keys = trustedCafKeys(ctx.config.TIMBRE_EXTRA_CAF_KEYS);
 
+  // The checks (parsing, XSD, signatures: tens of milliseconds per DTE) run before the
+  // transaction, so no connection or lock is held meanwhile; under the lock, the duplicate
+  // lookups are asked again, and only when another reception got there first are the checks
+  // run again inside it (rare: the same file or DTE uploaded twice at once).
+  const lookups = (db: Prisma.TransactionClient): Pick<CheckContext, 'seenFile' | 'seenDocument'> => ({
+    seenFile: async (sha256) =>
+      (await db.receivedEnvelope.findFirst({ where: { issuerId: issuer.id, sha256 }, select: { id: true } })) !== null,
+    seenDocument: async (emisorRut, type, folio) =>
+      (await db.receivedDocument.findUnique({
+        where: { issuerId_emisorRut_type_folio: { issuerId: issuer.id, emisorRut, type, folio: BigInt(folio) } },
+        select: { id: true },
+      })) !== null,
+  });
+  const checkContext = (db: Prisma.TransactionClient): CheckContext => ({
+    receiverRut: issuer.rut,
+    trustedCafKeys: keys,
+    ...lookups(db),
+  });
+  const first = await checkReceived(input.bytes, checkContext(ctx.db.prisma));
+
   const { envelope, stored } = await ctx.db.prisma.$transaction(
     async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`received:${issuer.id}`}, 0))`;
-      const outcome = await checkReceived(input.bytes, {
-        receiverRut: issuer.rut,
-        trustedCafKeys: keys,
-        seenFile: async (sha256) =>
-          (await tx.receivedEnvelope.findFirst({ where: { issuerId: issuer.id, sha256 }, select: { id: true } })) !==
-          null,
-        seenDocument: async (emisorRut, type, folio) =>
-          (await tx.receivedDocument.findUnique({
-            where: { issuerId_emisorRut_type_folio: { issuerId: issuer.id, emisorRut, type, folio: BigInt(folio) } },
-            select: { id: true },
-          })) !== null,
-      });
+      const outcome = (await stillUnseen(first, lookups(tx)))
+        ? first
+        : await checkReceived(input.bytes, checkContext(tx));
       const fileName = cleanFileName(input.fileName, outcome.sha256);
       let envelope = await tx.receivedEnvelope.create({
         data: {
@@ -159,6 +178,25 @@ export async function receiveEnvelope(ctx: AppContext, issuer: Issuer, input: Re
   return receptionView(ctx, issuer, envelope, stored);
 }
 
+/** True when no reception recorded since the checks ran makes this file or a DTE it passed a duplicate. */
+async function stillUnseen(
+  outcome: EnvelopeOutcome,
+  seen: Pick<CheckContext, 'seenFile' | 'seenDocument'>,
+): Promise<boolean> {
+  const fileChecked = outcome.checks.some((c) => c.check === 'repeated_file' && c.ok);
+  if (fileChecked && (await seen.seenFile(outcome.sha256))) return false;
+  for (const d of outcome.documents) {
+    if (
+      d.estado === ESTADO_RECEP_DTE.OK &&
+      d.dte &&
+      (await seen.seenDocument(d.dte.issuerRut, d.dte.type, d.dte.folio))
+    ) {
+      return false;
+    }
+  }
+  return true;
+}
+
 async function storeDocument(
   tx: Prisma.TransactionClient,
   issuer: Issuer,
@@ -175,7 +213,7 @@ async function storeDocument(
       emisorName: dte.issuerName,
       type: dte.type,
       folio: BigInt(dte.folio),
-      date: new Date(`${dte.date}T00:00:00Z`),
+      date: toDbDate(calendarDate(dte.date)),
       net: BigInt(dte.net),
       exempt: BigInt(dte.exempt),
       vat: BigInt(dte.vat),

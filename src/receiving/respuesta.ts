@@ -1,6 +1,6 @@
 /**
  * The receiver's answer to an envelope: a RespuestaDTE with one `RecepcionEnvio`
- * (the SII's Formato Mensaje de Respuesta DTE; schema RespuestaEnvioDTE_v10.xsd), signed with the issuer's certificate
+ * (docs/receiving.md §2; FRESP; schema RespuestaEnvioDTE_v10.xsd), signed with the issuer's certificate
  * by the same XMLDSig code that signs DTEs (`signXml`: Reference `#<Resultado/@ID>`, the
  * Signature the second child of RespuestaDTE). Written as text in the element order of the
  * schema and checked against it before it is returned: an answer that fails is a Timbre bug.

@@ -1,4 +1,5 @@
 /** What the API shows of received documents: the list entry and the detail. */
+import { fromDbDate } from '../dte/calendar-date.ts';
 import type { AppContext } from '../context.ts';
 import type { Issuer, ReceivedDocument, ReceivedEnvelope } from '../generated/prisma/client.ts';
 import type { CheckResult } from './checks.ts';
@@ -47,7 +48,7 @@ export function receivedDocumentView(
     emisor: { rut: d.emisorRut, name: d.emisorName },
     type: d.type,
     folio: Number(d.folio),
-    date: d.date.toISOString().slice(0, 10),
+    date: fromDbDate(d.date),
     totals: { net: Number(d.net), exempt: Number(d.exempt), vat: Number(d.vat), total: Number(d.total) },
     estado: d.state,
     envelope: Number(envelope.number),

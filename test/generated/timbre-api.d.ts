@@ -4410,9 +4410,9 @@ export interface operations {
     /** @description The EnvioDTE or DTE file, as received (or a form with one file). */
     requestBody: {
       content: {
-        "application/xml": string | null;
-        "text/xml": string | null;
-        "multipart/form-data": string | null;
+        "application/xml": string;
+        "text/xml": string;
+        "multipart/form-data": string;
       };
     };
     responses: {

@@ -1,5 +1,5 @@
 /**
- * A stand-in supplier for receiving tests (docs/design.md §12): another issuer that sends a Timbre issuer
+ * A stand-in supplier for receiving tests (README "Received documents"): another issuer that sends a Timbre issuer
  * its EnvioDTE, as a real supplier's software would. Its CAF comes from the SII simulator's
  * CAF issuer (src/sii-simulator/caf-issuer.ts) signed by a stand-in SII key, whose public half
  * the app under test trusts through TIMBRE_EXTRA_CAF_KEYS; its documents are built, stamped and

@@ -1,6 +1,6 @@
 /**
- * Received documents (docs/design.md §12): a supplier's EnvioDTE uploaded through `POST /api/{rut}/recibidos`
- * is checked as the receiver must check it (README "Received documents"), recorded byte-exact with the SII's
+ * Received documents (README "Received documents"): a supplier's EnvioDTE uploaded through `POST /api/{rut}/recibidos`
+ * is checked as the receiver must check it (docs/receiving.md §1), recorded byte-exact with the SII's
  * codes, stored when it passes, answered with a signed RespuestaDTE that xmllint (XSD) and
  * xmlsec1 accept, listed and shown; tampered and hostile files are refused with their reason,
  * recorded, and never a 500.

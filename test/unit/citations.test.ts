@@ -8,7 +8,6 @@
  *   quoted phrase right after it (`§7 "every stored document verifies"`) appears in that section;
  * - `docs/<name>.md "Layout"` and `README "Hostile input and abuse"`: a heading starting so;
  * - `SII format rule 9`: item 9 of the README's "SII format rules" list.
- * A path right after a source tag or "its" (`[RURAL] \`docs/…\``) is another repository's file.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -73,7 +72,7 @@ const FOREIGN: [RegExp, string][] = [
   [/\bDASHBOARD\.md/, 'DASHBOARD.md'],
   [/\bSOURCES\.md/, 'SOURCES.md'],
   [/\bTOOLCHAIN\b/, 'TOOLCHAIN'],
-  [/\bRECEIVING\s*(§|\.md)/, 'RECEIVING'],
+  [/(?<!docs\/)\bRECEIVING\s*(§|\.md)/, "RECEIVING (the protocol brief; docs/receiving.md is the repository's)"],
   [/\bREFERENCE\.md/, 'REFERENCE.md'],
   [/\b[Ii]ssues? #?\d+\b/, 'an issue number'],
   [/\bRule \d+\b/, 'a bare rule number (write "SII format rule N")'],
@@ -140,7 +139,7 @@ describe('citations', () => {
       '// (docs/design.md §42) (docs/nowhere.md §1) (docs/design.md §2, §99) docs/dashboard.md "Nothing"',
       '// (docs/design.md §7 "words not there") README "No such heading" SII format rule 99',
       '// DESIGN §5, STYLE §1, contract §4.2, DASHBOARD.md, SOURCES.md, issue 8, Rule 3, TOOLCHAIN §5',
-      '// (issues 11 and 14)',
+      '// (issues 11 and 14), REFERENCE.md',
       '// [RURAL] `docs/THEIRS.md` and its `docs/OTHER.md` are files of other repositories',
     ].join('\n');
     const problems = citationProblems('x.ts', text).map((p) => p.replace(/^x\.ts:\d+: /, ''));
@@ -154,6 +153,7 @@ describe('citations', () => {
         'cites TOOLCHAIN ("TOOLCHAIN"), which the repository does not have',
         'cites an issue number ("issue 8"), which the repository does not have',
         'cites an issue number ("issues 11"), which the repository does not have',
+        'cites REFERENCE.md ("REFERENCE.md"), which the repository does not have',
         'cites a bare rule number (write "SII format rule N") ("Rule 3"), which the repository does not have',
         'docs/design.md has no section §42',
         'docs/nowhere.md does not exist',

@@ -73,6 +73,16 @@ describe('checkReceived', () => {
     expect(r.checks.map((c) => c.check)).toEqual(['size']);
   });
 
+  it('refuses encodings the two parsers could read differently (UTF-7, UTF-16) before reading', async () => {
+    const utf7 = Buffer.from('<?xml version="1.0" encoding="UTF-7"?>+ADw-!DOCTYPE x+AD4-<DTE/>');
+    expect(await checkReceived(utf7, context())).toMatchObject({
+      estado: 91,
+      reason: expect.stringContaining('utf-7'),
+    });
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('<DTE/>', 'utf16le')]);
+    expect((await checkReceived(utf16, context())).estado).toBe(91);
+  });
+
   it('decodes windows-1252 by its own table and ISO-8859-1 byte for byte', () => {
     const head = (enc: string) => Buffer.from(`<?xml version="1.0" encoding="${enc}"?><a>\x93x\x94</a>`, 'latin1');
     expect(decodeReceived(head('windows-1252')).text).toContain('<a>\u201cx\u201d</a>');

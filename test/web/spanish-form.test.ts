@@ -8,7 +8,7 @@ import { buildTestApp, createTestIssuer, type TestApp } from '../helpers/app.ts'
 import { dashboardSession } from '../helpers/dashboard.ts';
 
 let t: TestApp;
-/** English that must never reach the page (messages the dashboard once showed in English, and their family). */
+/** English that must never reach the page (the leaks once found on the dashboard, and their family). */
 const ENGLISH =
   /must be|must not|is not allowed|is required|There are no|Invalid input|expected|received|characters|\(SII FechaType\)|document of type|Valor no válido \(/i;
 

@@ -1,4 +1,4 @@
-/** GET /api/{rut}/recibidos/{emisor}/{type}/{folio} — one received document with its check results (docs/design.md §12). */
+/** GET /api/{rut}/recibidos/{emisor}/{type}/{folio} — one received document with its check results (README "Received documents"). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';

@@ -1,5 +1,5 @@
 /**
- * The received files, byte-exact (docs/design.md §12): a received DTE as it came
+ * The received files, byte-exact (README "Received documents"): a received DTE as it came
  * (`/recibidos/{emisor}/{type}/{folio}/xml`), a received file as a whole
  * (`/recibidos_envios/{number}/xml`) and the RespuestaDTE that answered it
  * (`/recibidos_envios/{number}/respuesta`). Any key of the issuer opens them.

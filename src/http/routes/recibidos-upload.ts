@@ -98,6 +98,7 @@ export function recibidosUploadRoute(ctx: AppContext): FastifyPluginAsyncZod {
           querystring,
           // A multipart form leaves the body null: the file is read from the stream.
           body: z.string().nullish().meta({
+            type: 'string',
             format: 'binary',
             description: 'The EnvioDTE or DTE file, as received (or a form with one file).',
           }),

@@ -1,4 +1,4 @@
-/** GET /api/{rut}/recibidos — documents received from suppliers (docs/design.md §12), filtered and paged like `emisiones`. */
+/** GET /api/{rut}/recibidos — documents received from suppliers (README "Received documents"), filtered and paged like `emisiones`. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
