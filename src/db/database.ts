@@ -43,8 +43,9 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
   let embedded: EmbeddedPostgres | null = null;
   let url = opts.url ?? config.DATABASE_URL;
   if (!url) {
-    // Loaded only here: the PostgreSQL binaries are an optional dependency that production
-    // images, which always set DATABASE_URL, do not install.
+    // Loaded only when needed: the PostgreSQL binaries are an optional dependency that
+    // production images, which always set DATABASE_URL, do not install (embedded.ts imports
+    // them only when it starts a server).
     const { ensureEmbeddedPostgres } = await import('./embedded.ts');
     embedded = await ensureEmbeddedPostgres(config.dataDir, { log });
     url = embedded.url;

@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve('.');
 const SELF = resolve('test/unit/citations.test.ts');
-const SCANNED = ['src', 'test', 'bench', 'scripts', 'prisma/schema.prisma'];
+const SCANNED = ['src', 'test', 'bench', 'scripts', 'prisma/schema.prisma', 'resources', 'docs', 'README.md'];
 const SKIPPED = new Set(['src/generated', 'test/fixtures', 'test/generated']);
 const TEXT = /\.(ts|mts|mjs|js|sh|css|md|prisma)$/;
 
@@ -73,7 +73,8 @@ const FOREIGN: [RegExp, string][] = [
   [/\bSOURCES\.md/, 'SOURCES.md'],
   [/\bTOOLCHAIN\b/, 'TOOLCHAIN'],
   [/(?<!docs\/)\bRECEIVING\s*(§|\.md)/, "RECEIVING (the protocol brief; docs/receiving.md is the repository's)"],
-  [/\b[Ii]ssue \d+\b/, 'an issue number'],
+  [/\bREFERENCE\.md/, 'REFERENCE.md'],
+  [/\b[Ii]ssues? #?\d+\b/, 'an issue number'],
   [/\bRule \d+\b/, 'a bare rule number (write "SII format rule N")'],
 ];
 
@@ -88,6 +89,9 @@ function citationProblems(file: string, text: string): string[] {
   }
   const doc = /\b(docs\/[\w.-]+\.md|README(?:\.md)?)\b((?:,? (?:and )?§[\d.]*\d)+)?(?: "([^"\n]+)")?/g;
   for (const m of text.matchAll(doc)) {
+    // Another repository's file, named after its source tag or "its": `[RURAL] \`docs/…\``.
+    const before = text.slice(text.lastIndexOf('\n', m.index) + 1, m.index);
+    if (/(\[[A-Z-]+\]|\bits) `?$/.test(before)) continue;
     const name = m[1]!.startsWith('README') ? 'README.md' : m[1]!;
     const numbers = [...(m[2] ?? '').matchAll(/§([\d.]*\d)/g)].map((n) => n[1]!);
     const quoted = m[3];
@@ -120,7 +124,7 @@ function citationProblems(file: string, text: string): string[] {
 }
 
 describe('citations', () => {
-  it('every citation in src, test, bench and scripts resolves to the repository', () => {
+  it('every citation in src, test, bench, scripts, resources, docs and the README resolves to the repository', () => {
     const problems = SCANNED.flatMap((p) => filesUnder(join(ROOT, p)))
       .filter((f) => f !== SELF)
       .flatMap((f) => citationProblems(relative(ROOT, f), readFileSync(f, 'utf8')));
@@ -135,6 +139,8 @@ describe('citations', () => {
       '// (docs/design.md §42) (docs/nowhere.md §1) (docs/design.md §2, §99) docs/dashboard.md "Nothing"',
       '// (docs/design.md §7 "words not there") README "No such heading" SII format rule 99',
       '// DESIGN §5, STYLE §1, contract §4.2, DASHBOARD.md, SOURCES.md, issue 8, Rule 3, TOOLCHAIN §5',
+      '// (issues 11 and 14), REFERENCE.md',
+      '// [RURAL] `docs/THEIRS.md` and its `docs/OTHER.md` are files of other repositories',
     ].join('\n');
     const problems = citationProblems('x.ts', text).map((p) => p.replace(/^x\.ts:\d+: /, ''));
     expect(problems.sort()).toEqual(
@@ -146,6 +152,8 @@ describe('citations', () => {
         'cites SOURCES.md ("SOURCES.md"), which the repository does not have',
         'cites TOOLCHAIN ("TOOLCHAIN"), which the repository does not have',
         'cites an issue number ("issue 8"), which the repository does not have',
+        'cites an issue number ("issues 11"), which the repository does not have',
+        'cites REFERENCE.md ("REFERENCE.md"), which the repository does not have',
         'cites a bare rule number (write "SII format rule N") ("Rule 3"), which the repository does not have',
         'docs/design.md has no section §42',
         'docs/nowhere.md does not exist',

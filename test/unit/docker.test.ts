@@ -7,7 +7,8 @@
  * its user, password and database. A change to one side that the other does not follow fails
  * here.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { configSchema, parseConfig } from '../../src/config.ts';
@@ -29,7 +30,11 @@ const compose = parse(readFileSync('docker-compose.yml', 'utf8')) as {
   services: Record<string, Service>;
   volumes: Record<string, unknown>;
 };
-const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { type: string; scripts: Record<string, string> };
+const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
+  type: string;
+  scripts: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+};
 
 /** Compose variable interpolation: `${V}`, `${V:-default}` and `${V:?error}` (required). */
 function interpolate(value: string | number, vars: Record<string, string>): string {
@@ -180,6 +185,27 @@ describe('Dockerfile', () => {
     const deps = copies.get('node_modules');
     const depsStage = stages.find((s) => s.name === deps?.from);
     expect(depsStage?.steps.some(([op, a]) => op === 'RUN' && /npm ci .*--omit=dev/.test(a))).toBe(true);
+  });
+
+  it('installs no optional dependency (the embedded PostgreSQL), which src/ never imports statically', () => {
+    const deps = runtimeCopies().get('node_modules');
+    const depsStage = stages.find((s) => s.name === deps?.from);
+    expect(depsStage?.steps.some(([op, a]) => op === 'RUN' && /npm ci .*--omit=optional/.test(a))).toBe(true);
+    const optional = Object.keys(pkg.optionalDependencies ?? {});
+    expect(optional.length).toBeGreaterThan(0);
+    const sources = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.name === 'generated' ? [] : e.isDirectory() ? sources(join(dir, e.name)) : [join(dir, e.name)],
+      );
+    const staticImports = (text: string) =>
+      [...text.matchAll(/^\s*(import|export)\s+(?!type\b)[^;]*?from\s+'([^']+)'/gm)].map((m) => m[2]!);
+    for (const file of sources('src').filter((f) => f.endsWith('.ts'))) {
+      const imported = staticImports(readFileSync(file, 'utf8'));
+      expect(
+        imported.filter((i) => optional.some((o) => i === o || i.startsWith(`${o}/`))),
+        file,
+      ).toEqual([]);
+    }
   });
 
   it('every file copied from the build context exists and is not excluded by .dockerignore', () => {
