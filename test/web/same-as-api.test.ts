@@ -1,8 +1,12 @@
 /**
- * The dashboard's issue form follows the API's Idempotency-Key protocol (src/issuing/idempotency.ts,
- * one implementation): an answer is kept for the form's key, a refusal (4xx) included, so the same
- * form sent again shows the same answer and never issues a document, even when what refused it has
- * changed since; the page that shows the refusal carries a new key for the corrected request.
+ * Where the dashboard and the API share a rule, they share its one implementation:
+ *
+ * - the issue form follows the API's Idempotency-Key protocol (src/issuing/idempotency.ts): an
+ *   answer is kept for the form's key, a refusal (4xx) included, so the same form sent again
+ *   shows the same answer and never issues a document, even when what refused it has changed
+ *   since; the page that shows the refusal carries a new key for the corrected request;
+ * - the list of documents reads its filters with the API's definition (`listDocumentsQuery`):
+ *   the same page and limit bounds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/admin/users.ts';
@@ -94,5 +98,49 @@ describe('the issue form and its idempotency key', () => {
     expect(fresh.statusCode, fresh.body.slice(0, 500)).toBe(303);
     expect(fresh.headers.location).toContain('/documentos/61/1');
     expect(await t.ctx.db.prisma.document.count({ where: { issuerId: issuer.id, type: 61 } })).toBe(1);
+  });
+});
+
+describe('the list filters', () => {
+  it('page and limit: the dashboard applies exactly the values the API accepts', async () => {
+    const issuer = await createTestIssuer(t.ctx);
+    await createUser(t.ctx, { rut: issuer.rut, email: 'lista@empresa.cl', role: 'owner', password: PASSWORD });
+    const cookie = await signIn('lista@empresa.cl');
+    const api = { authorization: `Bearer ${await createTestKey(t.ctx, issuer.rut)}` };
+    for (let i = 0; i < 3; i++) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/api/${issuer.rut}/emitir`,
+        headers: api,
+        payload: factura(),
+      });
+      expect(res.statusCode).toBe(200);
+    }
+    // [page, limit]: each value on both sides of the API's bounds.
+    const cases: [string | null, string | null][] = [];
+    for (const page of ['0', '1', '2', '999999', '1000000', '1000001']) cases.push([page, '1']);
+    for (const limit of ['0', '1', '2', '100', '101']) cases.push([null, limit]);
+    const folios = (body: string) => [...body.matchAll(/>Nº (\d+)<\/a>/g)].map((m) => Number(m[1]));
+    const listed = async (page: string | null, limit: string | null) => {
+      const query = new URLSearchParams({ ...(page && { page }), ...(limit && { limit }) }).toString();
+      return t.app.inject({ method: 'GET', url: `/api/${issuer.rut}/emisiones?${query}`, headers: api });
+    };
+    for (const [page, limit] of cases) {
+      const query = new URLSearchParams({ ...(page && { page }), ...(limit && { limit }) }).toString();
+      const fromApi = await listed(page, limit);
+      const fromDashboard = await t.app.inject({
+        method: 'GET',
+        url: `/dashboard/${issuer.rut}/documentos?${query}`,
+        headers: { cookie },
+      });
+      expect(fromDashboard.statusCode).toBe(200);
+      // A value the API refuses (400) is one the dashboard ignores: it shows the default.
+      const expected =
+        fromApi.statusCode === 200 ? fromApi : page !== null ? await listed(null, limit) : await listed(page, null);
+      if (fromApi.statusCode !== 200) expect(fromApi.statusCode, `API ${query}`).toBe(400);
+      expect(folios(fromDashboard.body), `dashboard ${query}`).toEqual(
+        expected.json().data.map((d: { folio: number }) => d.folio),
+      );
+    }
   });
 });
