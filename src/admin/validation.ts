@@ -4,5 +4,3 @@ import { ruleIssue } from '../rules.ts';
 
 /** A real calendar date written YYYY-MM-DD (2023-02-30 is refused). */
 export const isoDate = z.string().refine((s) => isRealDate(s), ruleIssue('date.invalid'));
-
-export { isRealDate };

@@ -1,7 +1,9 @@
 /**
  * `Idempotency-Key` on the write endpoints that declare `config.idempotent` (emitir,
- * folios_sii, emision_reenviar). See src/issuing/idempotency.ts for the semantics. Replayed
- * responses carry `Idempotent-Replayed: true`.
+ * folios_sii, emision_reenviar). The protocol is src/issuing/idempotency.ts's (the dashboard's
+ * forms use the same, through `runIdempotent`): claimed in preHandler, the answer recorded or
+ * the key freed in onSend (`finishIdempotencyKey`). Replayed responses carry
+ * `Idempotent-Replayed: true`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
@@ -9,7 +11,8 @@ import { validationError } from '../errors.ts';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
-  releaseIdempotencyKey,
+  finishIdempotencyKey,
+  isReplayable,
   requestFingerprint,
 } from '../issuing/idempotency.ts';
 
@@ -66,12 +69,8 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
     request.idempotencyId = null;
     const status = reply.statusCode;
     try {
-      if (status >= 500 || status === 429) {
-        await releaseIdempotencyKey(ctx, id);
-      } else {
-        const body = typeof payload === 'string' ? JSON.parse(payload) : payload;
-        await completeIdempotencyKey(ctx, id, status, body);
-      }
+      const body = isReplayable(status) && typeof payload === 'string' ? JSON.parse(payload) : payload;
+      await finishIdempotencyKey(ctx, id, status, body);
     } catch (err) {
       request.log.error({ err }, 'could not record the idempotent response');
     }

@@ -4,7 +4,9 @@ import { isRealDate } from '../dte/calendar-date.ts';
 import { DTE_TYPES } from '../dte/model.ts';
 import { ERROR_CATALOG } from '../errors.ts';
 import { RULE_IDS, type RuleId, ruleIssue } from '../rules.ts';
+import { refusedCharacter } from '../dte/xml-text.ts';
 import { ESTADOS_SII } from '../issuing/document-state.ts';
+import type { ListFilters } from '../issuing/list-documents.ts';
 
 /** `{rut}` in paths: any string here; the auth hook compares it with the key's issuer. */
 export const rutParam = z
@@ -88,7 +90,7 @@ export const queryDate = (name: string, description?: string) =>
     .refine(isRealDate, { ...ruleIssue('date.invalid'), message: `${name} must be a real date written YYYY-MM-DD` })
     .meta({ format: 'date', ...(description !== undefined && { description }) });
 
-export const dteTypeQuery = z
+const dteTypeQuery = z
   .string()
   .refine((s) => (DTE_TYPES as readonly number[]).includes(Number(s)) && /^\d+$/.test(s), {
     ...ruleIssue('type.unknown', { types: DTE_TYPES.join(', ') }),
@@ -147,4 +149,58 @@ export function pageSchema<T extends z.ZodTypeAny>(item: T) {
     page: z.number().int(),
     limit: z.number().int(),
   });
+}
+
+/**
+ * The list filters of GET /api/{rut}/emisiones, and of the dashboard's list of documents
+ * (src/web/routes/documents.ts reads each of its URL parameters with this schema's field): one
+ * definition of what each filter accepts, its bounds and its default (`listFiltersOf`).
+ */
+export const listDocumentsQuery = z
+  .strictObject(
+    {
+      tipo_dte: dteTypeQuery.optional(),
+      estado_sii: z
+        .enum(ESTADOS_SII, { message: `estado_sii must be one of ${ESTADOS_SII.join(', ')}` })
+        .optional()
+        .meta({ description: "Only documents in this state at the SII (Timbre's normalised state)." }),
+      desde: queryDate('desde', 'Issue date from (inclusive).').optional(),
+      hasta: queryDate('hasta', 'Issue date up to (inclusive).').optional(),
+      q: z
+        .string()
+        .max(100, 'q must be at most 100 characters')
+        .superRefine((s, ctx) => {
+          // PostgreSQL text cannot hold NUL (22021); no control or other refused character
+          // can match a stored name anyway.
+          const refused = refusedCharacter(s);
+          if (refused) ctx.addIssue({ code: 'custom', ...ruleIssue('text.char_not_allowed', { char: refused }) });
+        })
+        .optional()
+        .meta({ description: "The receiver's RUT or name (case and accents ignored), or an exact folio." }),
+      page: queryInt('page', 1, 1_000_000, { default: 1, description: 'Page number, from 1.' }).optional(),
+      limit: queryInt('limit', 1, 100, { default: 30, description: 'Page size.' }).optional(),
+    },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys' ? `unknown query parameter(s): ${issue.keys.join(', ')}` : undefined,
+    },
+  )
+  .refine((v) => !v.desde || !v.hasta || v.desde <= v.hasta, {
+    ...ruleIssue('date.range_order', { from: 'desde', to: 'hasta' }),
+    path: ['desde'],
+  });
+
+export type ListDocumentsQuery = z.output<typeof listDocumentsQuery>;
+
+/** The use case's filters from parsed query parameters (absent: the documented defaults). */
+export function listFiltersOf(q: Partial<ListDocumentsQuery>): ListFilters {
+  return {
+    ...(q.tipo_dte !== undefined && { type: q.tipo_dte }),
+    ...(q.estado_sii !== undefined && { estadoSii: q.estado_sii }),
+    ...(q.desde !== undefined && { from: q.desde }),
+    ...(q.hasta !== undefined && { to: q.hasta }),
+    ...(q.q !== undefined && { q: q.q }),
+    page: q.page ?? 1,
+    limit: q.limit ?? 30,
+  };
 }

@@ -118,6 +118,60 @@ export async function completeIdempotencyKey(
 }
 
 /** The request failed in a way that must not be replayed (5xx, 429): free the key. */
-export async function releaseIdempotencyKey(ctx: AppContext, id: string): Promise<void> {
+async function releaseIdempotencyKey(ctx: AppContext, id: string): Promise<void> {
   await ctx.db.prisma.idempotencyKey.deleteMany({ where: { id, status: 'in_progress' } });
+}
+
+/**
+ * Which answers a key keeps and replays: every answer but a 5xx (our failure) and a 429 (try
+ * later), which free the key so that the same request may run again. A 4xx is kept: the same
+ * request sent again gets the same refusal, even if what refused it has changed since (it is
+ * a new request, with a new key, that sees the new state).
+ */
+export function isReplayable(status: number): boolean {
+  return status < 500 && status !== 429;
+}
+
+/** Records the answer of a claimed key: kept for replay, or the key freed (`isReplayable`). */
+export async function finishIdempotencyKey(ctx: AppContext, id: string, status: number, body: unknown): Promise<void> {
+  if (isReplayable(status)) await completeIdempotencyKey(ctx, id, status, body);
+  else await releaseIdempotencyKey(ctx, id);
+}
+
+export interface IdempotentAnswer {
+  status: number;
+  body: unknown;
+  /** True when the answer is the one recorded by an earlier request with the key. */
+  replayed: boolean;
+}
+
+/**
+ * The whole protocol around one call, for callers that are not an API route (the dashboard's
+ * forms; the API applies the same steps in two hooks, src/http/idempotency.ts): claim the key;
+ * replay a recorded answer; rebuild the answer from a document committed by a request that
+ * died (`recover`); else `run` with the claim's id and record its answer. `run` throwing frees
+ * the key (a 5xx) and the error goes on.
+ */
+export async function runIdempotent(
+  ctx: AppContext,
+  input: { issuerId: string; key: string; endpoint: string; requestHash: string },
+  run: (claimId: string) => Promise<{ status: number; body: unknown }>,
+  recover: (documentId: string) => Promise<unknown>,
+): Promise<IdempotentAnswer> {
+  const claim = await claimIdempotencyKey(ctx, input);
+  if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replayed: true };
+  if (claim.kind === 'recovered') {
+    const body = await recover(claim.documentId);
+    await completeIdempotencyKey(ctx, claim.record.id, 200, body);
+    return { status: 200, body, replayed: true };
+  }
+  let answer: { status: number; body: unknown };
+  try {
+    answer = await run(claim.record.id);
+  } catch (err) {
+    await releaseIdempotencyKey(ctx, claim.record.id);
+    throw err;
+  }
+  await finishIdempotencyKey(ctx, claim.record.id, answer.status, answer.body);
+  return { ...answer, replayed: false };
 }

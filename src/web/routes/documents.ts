@@ -1,18 +1,18 @@
 /** Documentos: the list (filters in the URL, the API's parameters) and the document page. */
 import type { FastifyPluginAsync } from 'fastify';
 import { may } from '../../admin/users.ts';
-import { isRealDate } from '../../admin/validation.ts';
 import type { AppContext } from '../../context.ts';
 import { fromDbDate } from '../../dte/calendar-date.ts';
-import { DTE_TYPES, type DteType } from '../../dte/model.ts';
+import { DTE_TYPES } from '../../dte/model.ts';
 import { isEmailAddress } from '../../dte/email-address.ts';
 import { AppError, ERROR_CATALOG, type ErrorCode } from '../../errors.ts';
 import type { Environment } from '../../admin/environment.ts';
 import { documentFile } from '../../issuing/document-files.ts';
 import { findIssuedDocument } from '../../issuing/document-status.ts';
 import { environmentOf } from '../../admin/environment.ts';
-import { ESTADOS_SII, type EstadoSii } from '../../issuing/document-state.ts';
+import { ESTADOS_SII } from '../../issuing/document-state.ts';
 import { type ListFilters, listDocuments } from '../../issuing/list-documents.ts';
+import { type ListDocumentsQuery, listDocumentsQuery, listFiltersOf } from '../../http/schemas.ts';
 import { resubmitDocument } from '../../issuing/resubmit.ts';
 import { curlExample, estadoBadge, typeBadge } from '../components.ts';
 import {
@@ -45,31 +45,33 @@ interface ListQuery {
   limit?: string;
 }
 
-/** The list's filters from the URL; a bad value is reported and ignored, never a 500. */
+/** What the list says about a filter the URL gives a bad value (page and limit: silently ignored). */
+const FILTER_PROBLEMS: Partial<Record<keyof ListQuery, (v: string) => string>> = {
+  tipo_dte: () => 'El tipo de documento no existe.',
+  estado_sii: () => 'El estado no existe.',
+  desde: (v) => `La fecha "${v}" no es válida.`,
+  hasta: (v) => `La fecha "${v}" no es válida.`,
+  q: () => 'La búsqueda admite hasta 100 caracteres, sin caracteres de control.',
+};
+
+/**
+ * The list's filters from the URL, each read with the API's definition (`listDocumentsQuery`,
+ * so bounds and defaults are the API's); a bad value is reported and ignored, never a 500.
+ */
 function filtersOf(q: ListQuery): { filters: ListFilters; problems: string[] } {
   const problems: string[] = [];
-  const f: ListFilters = { page: 1, limit: 30 };
-  if (q.tipo_dte) {
-    if ((DTE_TYPES as readonly number[]).includes(Number(q.tipo_dte))) f.type = Number(q.tipo_dte) as DteType;
-    else problems.push('El tipo de documento no existe.');
+  const parsed: Record<string, unknown> = {};
+  for (const [key, schema] of Object.entries(listDocumentsQuery.shape)) {
+    const value = q[key as keyof ListQuery];
+    if (!value) continue;
+    const result = schema.safeParse(value);
+    if (result.success) parsed[key] = result.data;
+    else {
+      const problem = FILTER_PROBLEMS[key as keyof ListQuery]?.(value);
+      if (problem) problems.push(problem);
+    }
   }
-  if (q.estado_sii) {
-    if ((ESTADOS_SII as readonly string[]).includes(q.estado_sii)) f.estadoSii = q.estado_sii as EstadoSii;
-    else problems.push('El estado no existe.');
-  }
-  for (const [key, label] of [
-    ['desde', 'from'],
-    ['hasta', 'to'],
-  ] as const) {
-    const v = q[key];
-    if (!v) continue;
-    if (isRealDate(v)) f[label] = v;
-    else problems.push(`La fecha "${v}" no es válida.`);
-  }
-  if (q.q) f.q = q.q.slice(0, 100);
-  if (q.page && /^\d{1,6}$/.test(q.page) && Number(q.page) >= 1) f.page = Number(q.page);
-  if (q.limit && /^\d{1,3}$/.test(q.limit) && Number(q.limit) >= 1 && Number(q.limit) <= 100) f.limit = Number(q.limit);
-  return { filters: f, problems };
+  return { filters: listFiltersOf(parsed as Partial<ListDocumentsQuery>), problems };
 }
 
 /**

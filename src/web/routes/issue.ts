@@ -17,12 +17,7 @@ import { type IssueRequest, issueRequestSchema } from '../../dte/issue-request.t
 import { DTE_TYPES } from '../../dte/model.ts';
 import { AppError, zodError } from '../../errors.ts';
 import type { Issuer } from '../../admin/issuers.ts';
-import {
-  claimIdempotencyKey,
-  completeIdempotencyKey,
-  releaseIdempotencyKey,
-  requestFingerprint,
-} from '../../issuing/idempotency.ts';
+import { requestFingerprint, runIdempotent } from '../../issuing/idempotency.ts';
 import { documentById, issueDocument } from '../../issuing/issue-document.ts';
 import { type Preview, previewDocument, previewPdf } from '../../issuing/preview-document.ts';
 import { money, TYPE_NAMES } from '../format.ts';
@@ -449,34 +444,40 @@ export function issueRoutes(ctx: AppContext): FastifyPluginAsync {
       }
       const idem = f.get('idem');
       if (!/^[A-Za-z0-9_-]{16,64}$/.test(idem)) throw new AppError('CSRF_FAILED');
-      const claim = await claimIdempotencyKey(ctx, {
-        issuerId: issuer.id,
-        key: `dashboard:${idem}`,
-        endpoint: 'dashboard emitir',
-        requestHash: requestFingerprint('dashboard emitir', checked.req),
-      });
       const target = (d: { type: number; folio: number; env: string }) =>
         `/dashboard/${issuer.rut}/documentos/${d.type}/${d.folio}?env=${d.env}&ok=emitido`;
-      if (claim.kind === 'replay')
-        return reply.redirect(target(claim.body as { type: number; folio: number; env: string }), 303);
-      if (claim.kind === 'recovered') {
-        const d = await documentById(ctx, claim.documentId);
-        const answer = { type: d.type, folio: d.folio, env: d.environment };
-        await completeIdempotencyKey(ctx, claim.record.id, 200, answer);
-        return reply.redirect(target(answer), 303);
-      }
-      try {
-        const result = await issueDocument(ctx, issuer, checked.req, { idempotencyId: claim.record.id });
-        const answer = { type: result.document.type, folio: result.document.folio, env: result.env };
-        await completeIdempotencyKey(ctx, claim.record.id, 200, answer);
-        return reply.redirect(target(answer), 303);
-      } catch (err) {
-        // A refused request takes no folio; the key is freed so the corrected form can be sent.
-        await releaseIdempotencyKey(ctx, claim.record.id);
-        if (err instanceof AppError && err.status < 500)
-          return render(reply, { ...view, errors: errorsOf(err, parsed) }, err.status);
-        throw err;
-      }
+      // The API's protocol (src/issuing/idempotency.ts): a refusal (4xx) is kept like a
+      // document, so the same form sent again shows the same answer and never issues. The
+      // page that shows a refusal mints a new key: the corrected form is a new request.
+      const answer = await runIdempotent(
+        ctx,
+        {
+          issuerId: issuer.id,
+          key: `dashboard:${idem}`,
+          endpoint: 'dashboard emitir',
+          requestHash: requestFingerprint('dashboard emitir', checked.req),
+        },
+        async (claimId) => {
+          try {
+            const result = await issueDocument(ctx, issuer, checked.req, { idempotencyId: claimId });
+            return {
+              status: 200,
+              body: { type: result.document.type, folio: result.document.folio, env: result.env },
+            };
+          } catch (err) {
+            if (!(err instanceof AppError) || err.status >= 500) throw err;
+            return { status: err.status, body: { errors: Object.fromEntries(errorsOf(err, parsed)) } };
+          }
+        },
+        async (documentId) => {
+          const d = await documentById(ctx, documentId);
+          return { type: d.type, folio: d.folio, env: d.environment };
+        },
+      );
+      if (answer.status === 200)
+        return reply.redirect(target(answer.body as { type: number; folio: number; env: string }), 303);
+      const { errors } = answer.body as { errors: Record<string, string> };
+      return render(reply, { ...view, errors: new Map(Object.entries(errors)) }, answer.status);
     });
 
     // The script's live totals: the form as it is now → totals or the first problem.
