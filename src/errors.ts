@@ -6,7 +6,6 @@
  */
 import {
   type ErrorDetail,
-  formatPath,
   type RuleArgs,
   type RuleId,
   ruleDetail,
@@ -108,7 +107,6 @@ export const ERROR_CATALOG = {
 export type ErrorCode = keyof typeof ERROR_CATALOG;
 
 export type { ErrorDetail };
-export { formatPath };
 
 export class AppError extends Error {
   readonly code: ErrorCode;
