@@ -4,14 +4,7 @@
  * `{ ok: false, error, code, request_id, details? }`. Domain modules throw these values and
  * never HTTP errors. Add new codes here (SCREAMING_SNAKE), with a status and a default message.
  */
-import {
-  type ErrorDetail,
-  type RuleArgs,
-  type RuleId,
-  ruleDetail,
-  type ZodIssueLike,
-  zodDetails,
-} from './rules.ts';
+import { type ErrorDetail, type RuleArgs, type RuleId, ruleDetail, type ZodIssueLike, zodDetails } from './rules.ts';
 
 export const ERROR_CATALOG = {
   // 400 — the request itself is wrong
