@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { DTE_TYPES, type DteType } from '../../dte/model.ts';
 import { listFolios, requestFolios } from '../../issuing/folios.ts';
+import { ruleIssue } from '../../rules.ts';
 import { requireAuth } from '../auth.ts';
 import { routeDoc } from '../openapi.ts';
 import { commonErrors, dateSchema, dteTypeDoc, errorResponse, rutParams } from '../schemas.ts';
@@ -28,7 +29,10 @@ const requestBody = z.strictObject({
   tipo_dte: z
     .number({ message: 'tipo_dte must be a number' })
     .int()
-    .refine((t) => (DTE_TYPES as readonly number[]).includes(t), `tipo_dte must be one of ${DTE_TYPES.join(', ')}`)
+    .refine((t) => (DTE_TYPES as readonly number[]).includes(t), {
+      ...ruleIssue('type.unknown', { types: DTE_TYPES.join(', ') }),
+      message: `tipo_dte must be one of ${DTE_TYPES.join(', ')}`,
+    })
     .meta(dteTypeDoc),
   cantidad: z
     .number({ message: 'cantidad must be a number' })
