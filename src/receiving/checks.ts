@@ -19,6 +19,7 @@
  * Pure but for the two lookups the caller passes (an earlier envelope with the same bytes, the
  * documents already received), so it runs inside the caller's transaction.
  */
+import { child, childElements, textOf } from '../dte/dom.ts';
 import { createHash, verify } from 'node:crypto';
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import { cafPublicKey, type TrustedCafKey, verifyCafSignature } from '../dte/caf.ts';
@@ -115,21 +116,6 @@ export interface CheckContext {
   /** A document of this issuer, type and folio was already received. */
   seenDocument(issuerRut: string, type: number, folio: number): Promise<boolean>;
 }
-
-const ELEMENT = 1;
-
-function childElements(el: Element): Element[] {
-  const out: Element[] = [];
-  for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === ELEMENT) out.push(c as Element);
-  return out;
-}
-
-const child = (el: Element | null | undefined, name: string, ns?: string): Element | null =>
-  el
-    ? (childElements(el).find((c) => c.localName === name && (ns === undefined || c.namespaceURI === ns)) ?? null)
-    : null;
-
-const textOf = (el: Element | null): string => (el?.textContent ?? '').trim();
 
 function countIds(el: Element, id: string): number {
   let n = el.getAttribute('ID') === id ? 1 : 0;

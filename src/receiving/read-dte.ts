@@ -10,6 +10,7 @@
  * §5.1), the same text whose signature `verifyDte` checks: the fields shown are the fields
  * that were signed.
  */
+import { at, child, childElements, textOf } from '../dte/dom.ts';
 import type { Element } from '@xmldom/xmldom';
 import { type ReadTed, readTed } from '../dte/ted-read.ts';
 import { parseXml, stripXmlDeclaration } from '../dte/xmldsig.ts';
@@ -57,23 +58,6 @@ export interface ReceivedDte {
 
 const DOCUMENT_ELEMENTS = ['Documento', 'Liquidacion', 'Exportaciones'];
 
-function childElements(el: Element): Element[] {
-  const out: Element[] = [];
-  for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) out.push(c as Element);
-  return out;
-}
-
-function child(el: Element | null | undefined, name: string): Element | null {
-  return el ? (childElements(el).find((c) => c.localName === name) ?? null) : null;
-}
-
-function at(el: Element | null, ...path: string[]): Element | null {
-  let node = el;
-  for (const name of path) node = child(node, name);
-  return node;
-}
-
-const textOf = (el: Element | null): string => (el?.textContent ?? '').trim();
 const orNull = (s: string): string | null => (s === '' ? null : s);
 const amount = (s: string): number => (/^-?\d+(\.\d+)?$/.test(s) ? Math.round(Number(s)) : 0);
 

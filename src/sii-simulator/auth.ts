@@ -15,6 +15,7 @@
  * KeyValue and certificate hold different keys; -3 certificate outside its validity;
  * -07 certificate without the holder RUT (OtherName 1.3.6.1.4.1.8321.1).
  */
+import { childElements } from '../dte/dom.ts';
 import { randomBytes, randomInt, type X509Certificate } from 'node:crypto';
 import type { Element } from '@xmldom/xmldom';
 import { holderRutOfCertificate } from '../dte/certificate.ts';
@@ -57,12 +58,6 @@ const TOKEN_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123
 function newTokenValue(): string {
   // SII tokens are 13 letters and digits, e.g. XAuSbYXiNh9Ik ([AUTH] §5.2.3.2).
   return [...randomBytes(13)].map((b) => TOKEN_ALPHABET[b % TOKEN_ALPHABET.length]).join('');
-}
-
-function childElements(el: Element): Element[] {
-  const out: Element[] = [];
-  for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) out.push(c as Element);
-  return out;
 }
 
 function childByLocalName(el: Element | null | undefined, name: string): Element | null {

@@ -7,6 +7,7 @@
  * 2. the SetDTE signature, verified in the envelope's context → RFR;
  * 3. the Carátula → RCT.
  */
+import { child, childElements, textOf } from '../dte/dom.ts';
 import type { Element } from '@xmldom/xmldom';
 import { SII_RUT } from '../dte/rut.ts';
 import { decodeXmlBytes } from '../dte/xml-text.ts';
@@ -59,17 +60,6 @@ export function screenEnvelope(bytes: Buffer, accepted: readonly EnvelopeKind[])
 export function envelopeText(bytes: Buffer): string {
   return decodeXmlBytes(bytes);
 }
-
-function childElements(el: Element): Element[] {
-  const out: Element[] = [];
-  for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) out.push(c as Element);
-  return out;
-}
-
-const child = (el: Element | null | undefined, name: string): Element | null =>
-  el ? (childElements(el).find((c) => c.localName === name) ?? null) : null;
-
-const textOf = (el: Element | null): string => (el?.textContent ?? '').trim();
 
 export interface Caratula {
   setId: string;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { at, child, childElements, textOf } from '../dte/dom.ts';
 import type { Element } from '@xmldom/xmldom';
 import { type ReadTed, readTed } from '../dte/ted-read.ts';
 import { parseXml, stripXmlDeclaration } from '../dte/xmldsig.ts';
@@ -32,24 +33,6 @@ export interface ReceivedDte {
   /** Null when the document carries no TED, or one that cannot be read. */
   ted: ReadTed | null;
 }
-
-function childElements(el: Element): Element[] {
-  const out: Element[] = [];
-  for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) out.push(c as Element);
-  return out;
-}
-
-function child(el: Element | null | undefined, name: string): Element | null {
-  return el ? (childElements(el).find((c) => c.localName === name) ?? null) : null;
-}
-
-function at(el: Element | null, ...path: string[]): Element | null {
-  let node = el;
-  for (const name of path) node = child(node, name);
-  return node;
-}
-
-const textOf = (el: Element | null): string => (el?.textContent ?? '').trim();
 
 /** Reads a DTE cut out of an envelope; null when it is not a readable DTE. */
 export function readDte(text: string): ReceivedDte | null {
