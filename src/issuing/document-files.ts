@@ -192,7 +192,7 @@ async function storedPdf(ctx: AppContext, document: LocatedDocument, format: Pdf
     `${document.id}:${format}`,
   );
   await ctx.db.prisma.documentFile.createMany({
-    data: [{ documentId: document.id, format, body: new Uint8Array(body) }],
+    data: [{ issuerId: document.issuerId, documentId: document.id, format, body: new Uint8Array(body) }],
     skipDuplicates: true,
   });
   return body;
