@@ -25,8 +25,24 @@ import type { Caf, CafSource, Environment, Prisma } from '../generated/prisma/cl
 import { changing } from './changes.ts';
 import { findIssuerOrThrow } from './issuers.ts';
 
-/** The SII keys plus the configured extra ones (PEM text or a path to a PEM file). */
-export function trustedCafKeys(extra: string | undefined): TrustedCafKey[] {
+const trustedKeysByConfig = new Map<string, readonly TrustedCafKey[]>();
+
+/**
+ * The SII keys plus the configured extra ones (PEM text or a path to a PEM file), read and
+ * parsed once per process and configuration value: every received document's TED is checked
+ * against them, and the configuration does not change while the process runs.
+ */
+export function trustedCafKeys(extra: string | undefined): readonly TrustedCafKey[] {
+  const cacheKey = extra ?? '';
+  let keys = trustedKeysByConfig.get(cacheKey);
+  if (!keys) {
+    keys = readTrustedCafKeys(extra);
+    trustedKeysByConfig.set(cacheKey, keys);
+  }
+  return keys;
+}
+
+function readTrustedCafKeys(extra: string | undefined): TrustedCafKey[] {
   const keys = loadSiiCafKeys();
   if (extra) {
     const pem = extra.includes('-----BEGIN') ? extra : existsSync(extra) ? readFileSync(extra, 'utf8') : '';

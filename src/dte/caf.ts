@@ -149,7 +149,7 @@ export function cafKeyPairMatches(caf: Caf): boolean {
 }
 
 /** FRMA verifies with one of the trusted keys (an SII key only for its own IDK). */
-export function verifyCafSignature(caf: Pick<Caf, 'daXml' | 'frma' | 'idk'>, keys: TrustedCafKey[]): boolean {
+export function verifyCafSignature(caf: Pick<Caf, 'daXml' | 'frma' | 'idk'>, keys: readonly TrustedCafKey[]): boolean {
   const data = Buffer.from(caf.daXml, 'latin1');
   const signature = Buffer.from(caf.frma, 'base64');
   return keys.some((k) => (k.idk === undefined || k.idk === caf.idk) && verify('sha1', data, k.key, signature));

@@ -110,7 +110,7 @@ export interface EnvelopeOutcome {
 export interface CheckContext {
   /** This issuer's RUT: the receiver every envelope and DTE must name. */
   receiverRut: string;
-  trustedCafKeys: TrustedCafKey[];
+  trustedCafKeys: readonly TrustedCafKey[];
   /** An earlier envelope of this issuer had exactly these bytes. */
   seenFile(sha256: string): Promise<boolean>;
   /** A document of this issuer, type and folio was already received. */
@@ -471,7 +471,7 @@ async function checkDocument(
 }
 
 /** What is wrong with the TED, or null: DD against the document, the CAF, FRMA and FRMT. */
-function tedProblem(dte: ReceivedDte, issuerRut: string, keys: TrustedCafKey[]): string | null {
+function tedProblem(dte: ReceivedDte, issuerRut: string, keys: readonly TrustedCafKey[]): string | null {
   const ted = dte.ted;
   if (!ted) return 'no hay TED legible';
   if (normalizeRut(ted.re) !== issuerRut) return `RE ${ted.re} no es el emisor`;

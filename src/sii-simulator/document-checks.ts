@@ -62,7 +62,7 @@ function checkTed(dte: ReceivedDte, ctx: DocumentCheckContext): SiiError[] {
   if (!ted) return [err('TED', 3, 500, 'Timbre Electronico no presente o ilegible')];
   const caf = ted.caf;
   if (!caf) return [err('TED', 3, 500, 'CAF del Timbre ilegible')];
-  if (!verifyCafSignature(caf, [...ctx.trustedCafKeys])) {
+  if (!verifyCafSignature(caf, ctx.trustedCafKeys)) {
     return [err('CAF', 3, 516, 'CAF no autorizado por el SII (firma FRMA invalida para el IDK)')];
   }
   if (caf.re !== dte.issuerRut || caf.td !== dte.type) {
