@@ -135,6 +135,7 @@ export function documentInsert(input: DocumentInsertInput): DocumentInsert {
           id: randomUUID(),
           issuerId: issuer.id,
           documentId: document.id,
+          receivedEnvelopeId: null,
           to: input.emailTo,
           state: input.emailState,
           attempts: 0,

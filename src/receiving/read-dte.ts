@@ -43,6 +43,8 @@ export interface ReceivedDte {
   date: string;
   issuerRut: string;
   issuerName: string;
+  /** CorreoEmisor: the supplier's contact address, whom an answer goes to when the mail had none. */
+  issuerEmail: string | null;
   receiverRut: string;
   receiverName: string;
   /** Totales, as numbers (0 when absent); MntTotal also as written, which the TED's MNT must equal. */
@@ -96,6 +98,7 @@ export function readDte(text: string): ReceivedDte | null {
     issuerRut: textOf(child(emisor, 'RUTEmisor')),
     // RznSoc on facturas, RznSocEmisor on boletas (DTE_v10.xsd Emisor).
     issuerName: textOf(child(emisor, 'RznSoc')) || textOf(child(emisor, 'RznSocEmisor')),
+    issuerEmail: textOf(child(emisor, 'CorreoEmisor')) || null,
     receiverRut: textOf(child(receptor, 'RUTRecep')),
     receiverName: textOf(child(receptor, 'RznSocRecep')),
     net: amount(textOf(child(totales, 'MntNeto'))),

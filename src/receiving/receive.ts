@@ -29,6 +29,7 @@ import {
   type EnvelopeOutcome,
 } from './checks.ts';
 import { ESTADO_RECEP_DTE, ESTADO_RECEP_ENV } from './codes.ts';
+import { answerAddress, answersByEmail, queueAnswerEmail } from './answer-email.ts';
 import { buildRespuesta } from './respuesta.ts';
 import { type ReceivedDocumentView, receivedDocumentView, respuestaUrl } from './views.ts';
 
@@ -36,7 +37,14 @@ export interface ReceiveInput {
   bytes: Buffer;
   /** The file's name as uploaded (NmbEnvio of the answer); a default is made when absent. */
   fileName?: string;
-  source: 'upload';
+  source: 'upload' | 'mailbox';
+  /** Whom the answer is e-mailed to first (the message's Reply-To, else its From). */
+  replyAddress?: string | null;
+  /**
+   * Work recorded in the same transaction as the envelope (the mailbox reader's record of the
+   * attachment, whose unique key makes it received once).
+   */
+  alongside?: (tx: Prisma.TransactionClient, envelope: ReceivedEnvelope) => Promise<void>;
 }
 
 /** The answer of `POST /api/{rut}/recibidos`: the verdict on the envelope and each DTE. */
@@ -170,11 +178,17 @@ export async function receiveEnvelope(ctx: AppContext, issuer: Issuer, input: Re
           },
         });
       }
+      if (envelope.respuestaXml && (await answersByEmail(tx, issuer))) {
+        const to = answerAddress([input.replyAddress, ...outcome.documents.map((d) => d.dte?.issuerEmail)]);
+        if (to) await queueAnswerEmail(ctx, tx, issuer, envelope, to, now);
+      }
+      await input.alongside?.(tx, envelope);
       await recordEvents(ctx, tx, issuer, envelope, outcome, stored, now);
       return { envelope, stored };
     },
     { timeout: 60_000 },
   );
+  ctx.jobs?.nudge();
   return receptionView(ctx, issuer, envelope, stored);
 }
 
