@@ -21,6 +21,10 @@ import { errorBody, registerErrorHandler, sendError } from './http/error-handler
 import { emisionesRoute } from './http/routes/emisiones.ts';
 import { recibidoRoute } from './http/routes/recibido.ts';
 import { recibidosRoute } from './http/routes/recibidos.ts';
+import { buzonRoute } from './http/routes/buzon.ts';
+import { buzonDeleteRoute } from './http/routes/buzon-delete.ts';
+import { buzonProbarRoute } from './http/routes/buzon-probar.ts';
+import { buzonPutRoute } from './http/routes/buzon-put.ts';
 import { recibidosFilesRoutes } from './http/routes/recibidos-files.ts';
 import { recibidosUploadRoute } from './http/routes/recibidos-upload.ts';
 import { emisionEstadoDteRoute } from './http/routes/emision-estado-dte.ts';
@@ -186,6 +190,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(recibidosRoute(ctx));
   await app.register(recibidoRoute(ctx));
   await app.register(recibidosFilesRoutes(ctx));
+  await app.register(buzonPutRoute(ctx));
+  await app.register(buzonRoute(ctx));
+  await app.register(buzonDeleteRoute(ctx));
+  await app.register(buzonProbarRoute(ctx));
   await app.register(dashboard(ctx), { prefix: '/dashboard' });
 
   await app.register(async (instance) => {

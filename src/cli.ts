@@ -32,6 +32,16 @@ import { createPdfRenderer } from './dte/pdf/renderer.ts';
 import { createSigner } from './dte/signing/pool.ts';
 import { AppError } from './errors.ts';
 import { loggerOptions } from './logger.ts';
+import {
+  findMailbox,
+  getMailbox,
+  MAILBOX_TLS,
+  type MailboxView,
+  mailboxView,
+  removeMailbox,
+  setMailbox,
+  testMailbox,
+} from './receiving/mailbox-settings.ts';
 import { createSiiClient } from './sii/client.ts';
 
 const USAGE = `Usage: npm run cli -- <command> [flags] [--json]
@@ -52,6 +62,12 @@ const USAGE = `Usage: npm run cli -- <command> [flags] [--json]
   user reset-password --email E [--password-stdin]
   user list [--account ID|--rut R]
   user deactivate --email E
+  mailbox set --rut R --host H --user U [--port N] [--tls implicit|starttls|none] [--folder INBOX]
+              [--answer-by-email on|off] [--password-stdin | --password P]
+                (the password: required for a new mailbox, kept when omitted on an existing one)
+  mailbox show --rut R
+  mailbox test --rut R
+  mailbox remove --rut R
   db prune [--stop-running] [--unmarked]
                 remove the embedded PostgreSQL clusters (as root, under /var/lib/timbre-pg) whose
                 data directory is gone; --stop-running also stops servers still running on them,
@@ -88,6 +104,12 @@ const OPTIONS = {
   role: { type: 'string' },
   id: { type: 'string' },
   email: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  tls: { type: 'string' },
+  user: { type: 'string' },
+  folder: { type: 'string' },
+  'answer-by-email': { type: 'string' },
   'stop-running': { type: 'boolean' },
   unmarked: { type: 'boolean' },
   json: { type: 'boolean' },
@@ -241,6 +263,11 @@ async function pruneClusters(flags: Flags): Promise<Output> {
   };
 }
 
+function mailboxLine(v: MailboxView): string {
+  const tls = { implicit: 'TLS', starttls: 'STARTTLS', none: 'no TLS' }[v.tls];
+  return `${v.user}@${v.host}:${v.port} (${tls}), folder ${v.folder}, answers by e-mail ${v.answer_by_email ? 'on' : 'off'}`;
+}
+
 async function run(ctx: AppContext, command: string, flags: Flags, io: CliIo): Promise<Output> {
   switch (command) {
     case 'user create': {
@@ -345,6 +372,59 @@ async function run(ctx: AppContext, command: string, flags: Flags, io: CliIo): P
         json: { keys },
         human: table(keys, ['id', 'prefix', 'role', 'status', 'created_at', 'last_used_at']),
       };
+    }
+    case 'mailbox set': {
+      const issuer = await findIssuerOrThrow(ctx, need(flags, 'rut'), { includeInactive: true });
+      const tls = flags.tls;
+      if (tls !== undefined && !(MAILBOX_TLS as readonly string[]).includes(tls)) {
+        throw new UsageError('--tls must be implicit, starttls or none');
+      }
+      const port = flags.port;
+      if (port !== undefined && !/^\d{1,5}$/.test(port)) throw new UsageError('--port must be a port number');
+      const answer = flags['answer-by-email'];
+      if (answer !== undefined && answer !== 'on' && answer !== 'off') {
+        throw new UsageError('--answer-by-email must be on or off');
+      }
+      const asked =
+        flags['password-stdin'] ||
+        flags.password !== undefined ||
+        (io.promptHidden && !(await findMailbox(ctx, issuer)));
+      const password = asked ? await certificatePassword(flags, 'the mailbox', io) : undefined;
+      const m = await setMailbox(ctx, issuer, {
+        host: need(flags, 'host'),
+        user: need(flags, 'user'),
+        ...(port !== undefined && { port: Number(port) }),
+        ...(tls !== undefined && { tls: tls as (typeof MAILBOX_TLS)[number] }),
+        ...(flags.folder !== undefined && { folder: flags.folder }),
+        ...(answer !== undefined && { answerByEmail: answer === 'on' }),
+        ...(password !== undefined && { password }),
+      });
+      const v = await mailboxView(ctx, m);
+      return { json: v, human: `Mailbox of ${issuer.rut}: ${mailboxLine(v)}` };
+    }
+    case 'mailbox show': {
+      const issuer = await findIssuerOrThrow(ctx, need(flags, 'rut'), { includeInactive: true });
+      const v = await mailboxView(ctx, await getMailbox(ctx, issuer));
+      const state = v.last_error
+        ? `last error ${v.last_error_at}: ${v.last_error}`
+        : v.last_ok_at
+          ? `last read ${v.last_ok_at}`
+          : 'not read yet';
+      return {
+        json: v,
+        human: `Mailbox of ${issuer.rut}: ${mailboxLine(v)}\n  ${v.messages_read} messages read (UID ≤ ${v.last_uid}); ${state}`,
+      };
+    }
+    case 'mailbox test': {
+      const issuer = await findIssuerOrThrow(ctx, need(flags, 'rut'), { includeInactive: true });
+      const result = await testMailbox(ctx, issuer);
+      if (!result.ok) throw new AppError('VALIDATION_FAILED', result.message);
+      return { json: result, human: result.message };
+    }
+    case 'mailbox remove': {
+      const issuer = await findIssuerOrThrow(ctx, need(flags, 'rut'), { includeInactive: true });
+      await removeMailbox(ctx, issuer);
+      return { json: { ok: true }, human: `Removed the mailbox settings of ${issuer.rut}` };
     }
     default:
       throw new UsageError(`unknown command "${command}"`);

@@ -162,6 +162,14 @@ export const configSchema = z.object({
   EMAIL_RETRY_BASE_MS: z.coerce.number().int().min(10).default(60_000),
   /** Attempts before an e-mail is given up (email.failed). */
   EMAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
+  /** How often each issuer's intercambio mailbox is read over IMAP, seconds (src/receiving/mailbox-reader.ts). */
+  MAILBOX_POLL_SECONDS: z.coerce.number().min(0.2).max(3600).default(60),
+  /** The largest mail message read from a mailbox, bytes; a larger one is recorded as refused, unread. */
+  MAILBOX_MAX_MESSAGE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(25 * 1024 * 1024),
   /** A live document not received by the SII this long after issue: document.submission_delayed, ms. */
   SUBMISSION_DELAY_ALERT_MS: z.coerce
     .number()

@@ -97,6 +97,9 @@ export const ERROR_CATALOG = {
     message: 'The SII rejected this document; it is not e-mailed to the receiver.',
   },
   EMAIL_NO_RECIPIENT: { status: 422, message: 'The document has no receiver e-mail; send "to" with the addresses.' },
+  // The intercambio mailbox (src/receiving/mailbox-settings.ts)
+  MAILBOX_NOT_FOUND: { status: 404, message: 'The issuer has no mailbox settings.' },
+  MAILBOX_PASSWORD_REQUIRED: { status: 400, message: 'A new mailbox needs its password.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

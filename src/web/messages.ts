@@ -68,6 +68,8 @@ const BY_CODE: Record<ErrorCode, string> = {
   EMAIL_DISABLED: 'El envío de correos no está configurado en esta instalación (SMTP_URL).',
   EMAIL_NO_RECIPIENT: 'El documento no tiene correo del receptor: escribe a quién enviarlo.',
   EMAIL_DOCUMENT_REJECTED: 'El SII rechazó este documento: no se envía al receptor.',
+  MAILBOX_NOT_FOUND: 'La empresa no tiene un buzón de intercambio configurado.',
+  MAILBOX_PASSWORD_REQUIRED: 'Un buzón nuevo necesita su contraseña.',
   INTERNAL: 'Ocurrió un error interno. Inténtalo de nuevo; si persiste, contáctanos.',
 };
 
