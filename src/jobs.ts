@@ -16,6 +16,9 @@
  *   (`nudge`, so the writer's transaction has committed when the worker looks).
  * - Every JOBS_SWEEP_SECONDS the list's counter deltas are folded; every EVENTS_SCAN_SECONDS
  *   the time-based events are looked for (src/issuing/time-events.ts).
+ * - Intercambio mailboxes (src/receiving/mailbox-reader.ts): each is a row due every
+ *   MAILBOX_POLL_SECONDS, read under its lease by one instance; due ones are looked for every
+ *   JOBS_POLL_SECONDS (or MAILBOX_POLL_SECONDS when shorter).
  *
  * An instance with JOBS_ENABLED=false runs none of it: what it stores is due in the database,
  * where the instances that run jobs find it.
@@ -26,6 +29,7 @@ import { emailEnabled, sendDueEmails } from './issuing/document-email.ts';
 import { foldCounts } from './issuing/list-documents.ts';
 import { dueSubmissions, runSubmission } from './issuing/submissions.ts';
 import { scanTimeEvents } from './issuing/time-events.ts';
+import { readDueMailboxes } from './receiving/mailbox-reader.ts';
 
 /** Delay after a nudge, so the writer's transaction has committed when the worker looks. */
 const NUDGE_DELAY_MS = 25;
@@ -172,12 +176,26 @@ export function startJobs(ctx: AppContext, opts: { work: boolean }): JobQueue {
     foldCounts(ctx).catch((err: unknown) => ctx.log.error({ err }, 'counter fold failed'));
   };
 
+  // Mailboxes: one look at a time; a read that takes long delays the next look, not a second read.
+  let reading: Promise<void> | null = null;
+  const lookForMailboxes = () => {
+    if (reading || stopped) return;
+    reading = readDueMailboxes(ctx)
+      .then(() => {})
+      .catch((err: unknown) => ctx.log.error({ err }, 'mailbox reader failed'))
+      .finally(() => {
+        reading = null;
+      });
+  };
+
   lookForSubmissions();
   every(ctx.config.JOBS_POLL_SECONDS * 1000, lookForSubmissions);
   scheduleEvents(0);
   scan();
   every(ctx.config.EVENTS_SCAN_SECONDS * 1000, scan);
   every(ctx.config.JOBS_SWEEP_SECONDS * 1000, fold);
+  lookForMailboxes();
+  every(Math.min(ctx.config.JOBS_POLL_SECONDS, ctx.config.MAILBOX_POLL_SECONDS) * 1000, lookForMailboxes);
 
   return {
     nudge() {
@@ -196,7 +214,7 @@ export function startJobs(ctx: AppContext, opts: { work: boolean }): JobQueue {
           waited = setTimeout(resolve, STOP_WAIT_MS);
         }),
       ]);
-      await Promise.all([stepsDone, ...attempts, emailing]);
+      await Promise.all([stepsDone, ...attempts, emailing, reading]);
       clearTimeout(waited);
     },
   };
