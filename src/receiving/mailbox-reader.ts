@@ -208,10 +208,11 @@ async function readMessage(
     return markProcessed(client, range);
   }
   const full = await client.fetchOne(range, { source: true }, { uid: true });
-  if (!full || !full.source) return;
+  const source = full ? full.source : undefined;
+  if (!source) return;
   let parsed: Awaited<ReturnType<typeof simpleParser>>;
   try {
-    parsed = await simpleParser(full.source, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true });
+    parsed = await simpleParser(source, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true });
   } catch (err) {
     await record(ctx, base, 'refused', `MIME ilegible: ${(err as Error).message.slice(0, 300)}`);
     return markProcessed(client, range);

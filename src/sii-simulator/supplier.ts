@@ -1,0 +1,176 @@
+/**
+ * The simulator plays a supplier (README "Received documents"): another issuer, with a stand-in
+ * certificate and a CAF signed by the simulator's CAF key (the key Timbre trusts through
+ * TIMBRE_EXTRA_CAF_KEYS), builds a signed EnvioDTE addressed to a company and delivers it the
+ * way suppliers do, by e-mail: the message is put straight into the company's mailbox with
+ * IMAP APPEND, so the whole receiving path runs without the real SII or a mail server.
+ * Its documents are built, stamped and signed by the pure pipeline of src/dte.
+ */
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { ImapFlow } from 'imapflow';
+import nodemailer from 'nodemailer';
+import { type Caf, parseCaf } from '../dte/caf.ts';
+import { generateTestCertificate, parsePkcs12, type SigningCertificate } from '../dte/certificate.ts';
+import { buildDteXml } from '../dte/dte-xml.ts';
+import { buildEnvelope } from '../dte/envelope.ts';
+import { issueRequestSchema } from '../dte/issue-request.ts';
+import type { IssuerInfo } from '../dte/model.ts';
+import { buildTed } from '../dte/ted.ts';
+import { computeDocument } from '../dte/totals.ts';
+import { encodeLatin1, signDte, withXmlDeclaration } from '../dte/xmldsig.ts';
+import { CafIssuer } from './caf-issuer.ts';
+
+export const SUPPLIER: IssuerInfo = {
+  rut: '76354771-K',
+  name: 'Ingeniería Enacon SpA',
+  giro: 'Ingeniería y construcción',
+  acteco: ['421000'],
+  address: 'Merced 753',
+  comuna: 'Quillota',
+  city: 'Quillota',
+  vatRate: 19,
+  resolutionDate: '2014-08-22',
+  resolutionNumber: 80,
+};
+
+/** The sender (RutEnvia): the holder of the supplier's certificate. */
+const SUPPLIER_SENDER = '13185095-6';
+
+/** The supplier's address: the From of its e-mails, where the answers go. */
+export const SUPPLIER_EMAIL = 'facturacion@enacon.cl';
+
+/** A factura of the supplier's, in the shape of Timbre's issue request. */
+export function supplierFactura(over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    type: 33,
+    receiver: {
+      rut: '76086428-5',
+      name: 'Cliente de prueba SpA',
+      activity: 'Comercio',
+      address: 'Av. Apoquindo 3000',
+      comuna: 'Las Condes',
+      city: 'Santiago',
+    },
+    items: [
+      { name: 'Clavos de acero 2" (caja)', qty: 10, price: 1350, unit: 'CJ', code: 'CLV-2' },
+      { name: 'Martillo carpintero', qty: 2, price: 8990, description: 'Mango de fibra, 16 oz' },
+      { name: 'Flete a Ñuñoa', qty: 1, price: 5000, exempt: true },
+    ],
+    ...over,
+  };
+}
+
+export interface Supplier {
+  /** SPKI PEM of the key that signed its CAF: what the receiver must trust (TIMBRE_EXTRA_CAF_KEYS). */
+  siiPublicKeyPem: string;
+  cert: SigningCertificate;
+  caf: Caf;
+  /** A signed DTE (ISO-8859-1 bytes with declaration) of `folio`, addressed to `receiverRut`. */
+  dte(receiverRut: string, folio: number, over?: Record<string, unknown>): Buffer;
+  /** A signed EnvioDTE of these DTEs, its Carátula addressed to `receiverRut`. */
+  envelope(receiverRut: string, dtes: Buffer[], opts?: { timestamp?: string }): Buffer;
+}
+
+/**
+ * The stand-in supplier. `cafKey`: the simulator's CAF-signing key (so the receiver trusts its
+ * CAF like any the simulator hands out); a fresh one when absent.
+ */
+export function standInSupplier(opts: { cafKey?: KeyObject } = {}): Supplier {
+  const sii = opts.cafKey ?? generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey;
+  const cafs = new CafIssuer(
+    sii,
+    () => new Date('2026-11-02T12:00:00Z'),
+    new Map([
+      [SUPPLIER.rut, { rut: SUPPLIER.rut, resolutionDate: '2014-08-22', resolutionNumber: 80, name: SUPPLIER.name }],
+    ]),
+  );
+  const caf = parseCaf(cafs.issue(SUPPLIER.rut, 33, 500).file);
+  const cafKey = createPrivateKey(caf.privateKeyPem);
+  const { p12, password } = generateTestCertificate({ holderRut: SUPPLIER_SENDER, name: 'Felipe Barría Soto' });
+  const cert = parsePkcs12(p12, password);
+  return {
+    siiPublicKeyPem: createPublicKey(sii).export({ type: 'spki', format: 'pem' }) as string,
+    cert,
+    caf,
+    dte(receiverRut, folio, over = {}) {
+      const base = supplierFactura(over);
+      const req = issueRequestSchema.parse({ ...base, receiver: { ...(base.receiver as object), rut: receiverRut } });
+      const doc = computeDocument(req, { issuer: SUPPLIER, folio, date: '2026-11-20' });
+      const ted = buildTed({ doc, caf, cafPrivateKey: cafKey, timestamp: '2026-11-20T10:15:00' });
+      const { xml, documentId } = buildDteXml(doc, { ted, timestamp: '2026-11-20T10:15:01' });
+      return encodeLatin1(withXmlDeclaration(signDte(xml, documentId, cert)));
+    },
+    envelope(receiverRut, dtes, opts = {}) {
+      return buildEnvelope(
+        'dte',
+        dtes.map((signedXml) => ({ type: 33, signedXml })),
+        {
+          issuerRut: SUPPLIER.rut,
+          senderRut: SUPPLIER_SENDER,
+          receiverRut,
+          resolutionDate: '2014-08-22',
+          resolutionNumber: 80,
+          timestamp: opts.timestamp ?? '2026-11-20T10:16:00',
+        },
+        cert,
+      );
+    },
+  };
+}
+
+/** An IMAP mailbox to deliver into. */
+export interface MailboxTarget {
+  host: string;
+  port: number;
+  tls: 'implicit' | 'starttls' | 'none';
+  user: string;
+  password: string;
+  folder?: string;
+}
+
+export interface SupplierMail {
+  to: string;
+  from?: string;
+  replyTo?: string;
+  subject?: string;
+  attachments: { filename: string; content: Buffer; contentType?: string }[];
+}
+
+/** The e-mail as a supplier's software writes it (RFC 5322 bytes, CRLF). */
+export async function composeSupplierMail(mail: SupplierMail): Promise<Buffer> {
+  const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'crlf' });
+  const info = await composer.sendMail({
+    from: mail.from ?? `${SUPPLIER.name} <${SUPPLIER_EMAIL}>`,
+    to: mail.to,
+    ...(mail.replyTo && { replyTo: mail.replyTo }),
+    subject: mail.subject ?? `Envío de DTE de ${SUPPLIER.name}`,
+    text: 'Se adjunta el envío de documentos tributarios electrónicos (EnvioDTE).\n',
+    attachments: mail.attachments.map((a) => ({
+      filename: a.filename,
+      content: a.content,
+      contentType: a.contentType ?? 'application/xml',
+    })),
+  });
+  return info.message as Buffer;
+}
+
+/** Puts a raw message into the mailbox (IMAP APPEND); returns its UID when the server says it. */
+export async function appendToMailbox(target: MailboxTarget, raw: Buffer): Promise<number | null> {
+  const client = new ImapFlow({
+    host: target.host,
+    port: target.port,
+    secure: target.tls === 'implicit',
+    ...({ doSTARTTLS: target.tls === 'starttls' ? true : target.tls === 'none' ? false : undefined } as object),
+    auth: { user: target.user, pass: target.password },
+    logger: false,
+    connectionTimeout: 15_000,
+  });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    const appended = await client.append(target.folder ?? 'INBOX', raw);
+    return appended && typeof appended.uid === 'number' ? appended.uid : null;
+  } finally {
+    await client.logout().catch(() => client.close());
+  }
+}
