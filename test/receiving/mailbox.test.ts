@@ -9,7 +9,7 @@
 import { ImapFlow } from 'imapflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendDueEmails } from '../../src/issuing/document-email.ts';
-import { PROCESSED_KEYWORD, readDueMailboxes } from '../../src/receiving/mailbox-reader.ts';
+import { PROCESSED_KEYWORD, readDueMailboxes, readMailbox } from '../../src/receiving/mailbox-reader.ts';
 import {
   appendToMailbox,
   composeSupplierMail,
@@ -188,7 +188,7 @@ describe('a factura e-mailed by the simulated supplier', () => {
     await readNow(issuer.id);
     const rows = await envelopesOf(issuer.id);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ estadoRecepEnv: 0, fileName: 'facturas.ZIP_ENVIO_DTE_23.XML' });
+    expect(rows[0]).toMatchObject({ estadoRecepEnv: 0, fileName: 'ENVIO_DTE_23.XML' });
   });
 });
 
@@ -231,12 +231,26 @@ describe('exactly once', () => {
     }
     await t.db.prisma.receivedMailbox.update({ where: { issuerId: issuer.id }, data: { nextRunAt: new Date(0) } });
     await Promise.all([readDueMailboxes(t.ctx), readDueMailboxes(second.ctx), readDueMailboxes(t.ctx)]);
-    // And past the lease: both read at once as if each held it (the part keys are the net).
-    const mailbox = await t.db.prisma.receivedMailbox.findUniqueOrThrow({ where: { issuerId: issuer.id } });
+    let mailbox = await t.db.prisma.receivedMailbox.findUniqueOrThrow({ where: { issuerId: issuer.id } });
     expect(mailbox.lastUid).toBe(5n);
+    expect((await envelopesOf(issuer.id)).map((r) => r.estadoRecepEnv)).toEqual([0, 0, 0, 0, 0]);
+
+    // Past the lease: both read at once as if each held it (a lease that expired under a slow
+    // reader); the attachments' unique keys are the net.
+    for (let folio = 46; folio <= 48; folio++) {
+      await deliver(folder, rut, [
+        { filename: `f${folio}.xml`, content: supplier.envelope(rut, [supplier.dte(rut, folio)]) },
+      ]);
+    }
+    const lease = new Date(Date.now() + 60_000);
+    await t.db.prisma.receivedMailbox.update({ where: { issuerId: issuer.id }, data: { leaseUntil: lease } });
+    await Promise.all([readMailbox(t.ctx, mailbox.id, lease), readMailbox(second.ctx, mailbox.id, lease)]);
+    mailbox = await t.db.prisma.receivedMailbox.findUniqueOrThrow({ where: { issuerId: issuer.id } });
+    expect(mailbox.lastUid).toBe(8n);
     const rows = await envelopesOf(issuer.id);
-    expect(rows.map((r) => r.estadoRecepEnv)).toEqual([0, 0, 0, 0, 0]);
-    expect(await t.db.prisma.receivedDocument.count({ where: { issuerId: issuer.id } })).toBe(5);
+    expect(rows.map((r) => r.estadoRecepEnv)).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(await t.db.prisma.receivedDocument.count({ where: { issuerId: issuer.id } })).toBe(8);
+    expect(await t.db.prisma.receivedMailboxMessage.count({ where: { issuerId: issuer.id } })).toBe(8);
   });
 });
 
