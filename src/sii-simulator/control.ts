@@ -12,11 +12,15 @@
  *   POST   /sim/expire-tokens      → 204
  *   POST   /sim/cafs               {rut, type, count} → the CAF file (no authentication)
  *   GET    /sim/caf-key.pem        → the CAF-signing public key (PEM)
+ *   POST   /sim/supplier-dte       {to_rut, folio?, tamper?, mailbox: {host, port, tls, user, password, folder?}}
+ *                                   → a stand-in supplier's EnvioDTE e-mailed into that IMAP mailbox
+ *                                     (APPEND): {uid, file_name, folio}
  */
 import type { IncomingMessage } from 'node:http';
 import type { FaultSpec } from './faults.ts';
 import { jsonReply, type Reply, reply, textReply } from './http-util.ts';
 import type { RegisteredIssuer } from './state.ts';
+import type { SupplierDelivery } from './supplier.ts';
 
 export interface SimControl {
   readonly cafPublicKeyPem: string;
@@ -28,6 +32,7 @@ export interface SimControl {
   setProcessingDelay(ms: number): void;
   expireTokens(): void;
   issueCaf(input: { rut: string; type: number; count: number }): Buffer;
+  sendSupplierDte(input: SupplierDelivery): Promise<unknown>;
 }
 
 const noContent = (): Reply => ({ status: 204, headers: {}, body: Buffer.alloc(0) });
@@ -72,8 +77,32 @@ function route(sim: SimControl, method: string, path: string, body: Buffer): Rep
   }
 }
 
-export function handleControl(sim: SimControl, req: IncomingMessage, url: URL, body: Buffer): Reply {
+/** `POST /sim/supplier-dte`: the simulator plays a supplier e-mailing a factura (supplier.ts). */
+async function supplierDte(sim: SimControl, body: Buffer): Promise<Reply> {
+  const input = parseJson(body);
+  const m = (input.mailbox ?? {}) as Record<string, unknown>;
+  const tls = String(m.tls ?? 'implicit');
+  if (!['implicit', 'starttls', 'none'].includes(tls))
+    throw new Error('mailbox.tls must be implicit, starttls or none');
+  const delivered = await sim.sendSupplierDte({
+    toRut: String(input.to_rut),
+    folio: Number(input.folio ?? Math.floor(Math.random() * 400) + 1),
+    tamper: input.tamper === true,
+    mailbox: {
+      host: String(m.host),
+      port: Number(m.port ?? (tls === 'implicit' ? 993 : 143)),
+      tls: tls as 'implicit' | 'starttls' | 'none',
+      user: String(m.user),
+      password: String(m.password),
+      ...(m.folder !== undefined && { folder: String(m.folder) }),
+    },
+  });
+  return jsonReply(200, delivered);
+}
+
+export async function handleControl(sim: SimControl, req: IncomingMessage, url: URL, body: Buffer): Promise<Reply> {
   try {
+    if (req.method === 'POST' && url.pathname === '/sim/supplier-dte') return await supplierDte(sim, body);
     return route(sim, req.method ?? 'GET', url.pathname, body);
   } catch (e) {
     return textReply(400, (e as Error).message);

@@ -11,13 +11,21 @@
  * out before a restart stay trusted; its public half is written to sii-sim-caf-key.pem, the
  * file TIMBRE_EXTRA_CAF_KEYS must name. Everything else lives in memory and is lost on exit.
  * At start it prints the environment lines a Timbre operator sets to use it.
+ *
+ * `npm run sii-sim -- send-supplier-dte --to RUT --imap-host H --imap-user U --imap-password P
+ *   [--imap-port N] [--imap-tls implicit|starttls|none] [--imap-folder F] [--folio N] [--tamper]`
+ * instead plays a supplier once: a stand-in supplier's EnvioDTE of one factura to RUT, with a CAF
+ * signed by the key in SII_SIM_DATA_DIR, e-mailed into that IMAP mailbox (APPEND); it prints
+ * the message's UID as JSON.
  */
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { generateTestCertificate } from '../dte/certificate.ts';
 import { BOLETA_PREFIX } from './boleta-rest.ts';
+import { parseArgs } from 'node:util';
 import { createSiiSimulator } from './simulator.ts';
+import { sendSupplierDte, standInSupplier } from './supplier.ts';
 
 function intFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -113,7 +121,50 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
-main().catch((e: unknown) => {
+async function sendSupplierCommand(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      to: { type: 'string' },
+      folio: { type: 'string' },
+      tamper: { type: 'boolean' },
+      'imap-host': { type: 'string' },
+      'imap-port': { type: 'string' },
+      'imap-tls': { type: 'string' },
+      'imap-user': { type: 'string' },
+      'imap-password': { type: 'string' },
+      'imap-folder': { type: 'string' },
+    },
+    strict: true,
+  });
+  const need = (name: keyof typeof values) => {
+    const v = values[name];
+    if (typeof v !== 'string' || !v) throw new Error(`--${name} is required`);
+    return v;
+  };
+  const tls = values['imap-tls'] ?? 'implicit';
+  if (tls !== 'implicit' && tls !== 'starttls' && tls !== 'none') {
+    throw new Error('--imap-tls must be implicit, starttls or none');
+  }
+  const { key } = loadOrCreateKey(resolve(process.env.SII_SIM_DATA_DIR || '.data'));
+  const delivered = await sendSupplierDte(standInSupplier({ cafKey: key }), {
+    toRut: need('to'),
+    folio: Number(values.folio ?? Math.floor(Math.random() * 400) + 1),
+    tamper: values.tamper === true,
+    mailbox: {
+      host: need('imap-host'),
+      port: Number(values['imap-port'] ?? (tls === 'implicit' ? 993 : 143)),
+      tls,
+      user: need('imap-user'),
+      password: need('imap-password'),
+      ...(values['imap-folder'] && { folder: values['imap-folder'] }),
+    },
+  });
+  process.stdout.write(`${JSON.stringify(delivered)}\n`);
+}
+
+const command = process.argv[2] === 'send-supplier-dte' ? sendSupplierCommand(process.argv.slice(3)) : main();
+command.catch((e: unknown) => {
   process.stderr.write(`sii-sim: ${(e as Error).message}\n`);
   process.exit(1);
 });

@@ -25,6 +25,7 @@ import { AuthStore, DEFAULT_TOKEN_TTL_MS, SEED_TTL_MS } from './auth.ts';
 import { BOLETA_PREFIX, handleBoletaRest } from './boleta-rest.ts';
 import type { SimContext } from './context.ts';
 import { handleControl } from './control.ts';
+import { type Supplier, type SupplierDelivery, sendSupplierDte, standInSupplier } from './supplier.ts';
 import { handleDteUpload } from './dte-upload.ts';
 import { handleDtews } from './dtews.ts';
 import { DEFAULT_SLOW_MS, FaultBoard, type FaultSpec } from './faults.ts';
@@ -93,6 +94,8 @@ export interface SiiSimulator {
   expireTokens(): void;
   /** A CAF file for `count` new folios, as of_genera_archivo hands it out (ISO-8859-1 bytes). */
   issueCaf(input: { rut: string; type: number; count: number }): Buffer;
+  /** Plays a supplier: its EnvioDTE of one factura, e-mailed into a company's IMAP mailbox (supplier.ts). */
+  sendSupplierDte(input: SupplierDelivery): Promise<{ uid: number | null; file_name: string; folio: number }>;
   /** Resolves once every upload received so far has reached its final state. */
   settled(): Promise<void>;
 }
@@ -167,6 +170,8 @@ export function createSiiSimulator(options: SiiSimulatorOptions = {}): SiiSimula
   const pendingTimers = new Map<NodeJS.Timeout, () => void>();
   let server: Server | null = null;
   let url: string | null = null;
+  /** The stand-in supplier (its certificate costs a key generation: made on first use). */
+  let supplier: Supplier | null = null;
 
   const sim: SiiSimulator = {
     get url() {
@@ -187,6 +192,10 @@ export function createSiiSimulator(options: SiiSimulatorOptions = {}): SiiSimula
       const valid = normalizeRut(rut);
       if (!valid) throw new Error('rut must be a valid RUT');
       return ctx.cafs.issue(valid, type, count).file;
+    },
+    sendSupplierDte: (input) => {
+      supplier ??= standInSupplier({ cafKey });
+      return sendSupplierDte(supplier, input);
     },
     settled: () => processor.settled(),
     listen: (port = 0, host = '127.0.0.1') =>

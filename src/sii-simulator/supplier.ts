@@ -174,3 +174,34 @@ export async function appendToMailbox(target: MailboxTarget, raw: Buffer): Promi
     await client.logout().catch(() => client.close());
   }
 }
+
+export interface SupplierDelivery {
+  /** The company the factura is issued to (RUTRecep, Caratula/RutReceptor). */
+  toRut: string;
+  folio: number;
+  mailbox: MailboxTarget;
+  /** Its amount changed after signing (the receiver must refuse it: Error de Firma). */
+  tamper?: boolean;
+}
+
+/** Builds the supplier's EnvioDTE of one factura to `toRut` and e-mails it into the mailbox. */
+export async function sendSupplierDte(
+  supplier: Supplier,
+  input: SupplierDelivery,
+): Promise<{ uid: number | null; file_name: string; folio: number }> {
+  let envelope = supplier.envelope(input.toRut, [supplier.dte(input.toRut, input.folio)]);
+  if (input.tamper) {
+    const text = envelope.toString('latin1');
+    const total = /<MntTotal>(\d+)<\/MntTotal>/.exec(text)?.[1] ?? '0';
+    envelope = Buffer.from(
+      text.replace(`<MntTotal>${total}</MntTotal>`, `<MntTotal>${Number(total) + 1}</MntTotal>`),
+      'latin1',
+    );
+  }
+  const fileName = `EnvioDTE_${SUPPLIER.rut}_F${input.folio}.xml`;
+  const raw = await composeSupplierMail({
+    to: input.mailbox.user.includes('@') ? input.mailbox.user : `dte@${input.toRut}.cl`,
+    attachments: [{ filename: fileName, content: envelope }],
+  });
+  return { uid: await appendToMailbox(input.mailbox, raw), file_name: fileName, folio: input.folio };
+}

@@ -18,6 +18,7 @@ import {
   type Supplier,
   standInSupplier,
 } from '../../src/sii-simulator/supplier.ts';
+import { createSiiSimulator, type SiiSimulator } from '../../src/sii-simulator/simulator.ts';
 import { buildTestApp, createTestTenant, type TestApp } from '../helpers/app.ts';
 import { replaceOnce } from '../helpers/dte-pipeline.ts';
 import { type Dovecot, startDovecot } from '../helpers/dovecot.ts';
@@ -29,6 +30,7 @@ let t: TestApp;
 let supplier: Supplier;
 let imap: Dovecot;
 let smtp: MailCatcher;
+let sim: SiiSimulator;
 let folders = 0;
 
 /** Bound for a message read from the mailbox in these tests (the poison test goes past it). */
@@ -38,9 +40,11 @@ beforeAll(async () => {
   supplier = standInSupplier();
   imap = await startDovecot();
   smtp = await startMailCatcher();
+  sim = createSiiSimulator();
+  await sim.listen();
   t = await buildTestApp({
     env: {
-      TIMBRE_EXTRA_CAF_KEYS: supplier.siiPublicKeyPem,
+      TIMBRE_EXTRA_CAF_KEYS: `${supplier.siiPublicKeyPem}\n${sim.cafPublicKeyPem}`,
       SMTP_URL: smtp.url,
       MAIL_FROM: 'Timbre <dte@empresa.test>',
       MAILBOX_MAX_MESSAGE_BYTES: String(MAX_MESSAGE_BYTES),
@@ -49,6 +53,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await sim?.close();
   await smtp?.close();
   await imap?.stop();
 });
@@ -189,6 +194,25 @@ describe('a factura e-mailed by the simulated supplier', () => {
     const rows = await envelopesOf(issuer.id);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ estadoRecepEnv: 0, fileName: 'ENVIO_DTE_23.XML' });
+  });
+});
+
+describe("the simulator's control endpoint", () => {
+  it('POST /sim/supplier-dte e-mails a factura into the mailbox (and a tampered one, refused)', async () => {
+    const { issuer, rut, api, folder } = await tenantWithMailbox();
+    const send = (extra: Record<string, unknown>) =>
+      fetch(`${sim.url}/sim/supplier-dte`, {
+        method: 'POST',
+        body: JSON.stringify({ to_rut: rut, mailbox: target(folder), ...extra }),
+      });
+    const sent = await send({ folio: 71 });
+    expect(sent.status).toBe(200);
+    expect(await sent.json()).toMatchObject({ uid: 1, folio: 71 });
+    expect((await send({ folio: 72, tamper: true })).status).toBe(200);
+    await readNow(issuer.id);
+    const list = (await api.get(`/api/${rut}/recibidos`)).json();
+    expect(list.data.map((d: { folio: number }) => d.folio)).toEqual([71]);
+    expect((await envelopesOf(issuer.id)).map((e) => e.estadoRecepEnv)).toEqual([0, 2]);
   });
 });
 
