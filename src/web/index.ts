@@ -7,6 +7,7 @@ import { documentRoutes } from './routes/documents.ts';
 import { folioRoutes } from './routes/folios.ts';
 import { issueRoutes } from './routes/issue.ts';
 import { keyRoutes } from './routes/keys.ts';
+import { mailboxRoutes } from './routes/mailbox.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { userRoutes } from './routes/users.ts';
@@ -29,6 +30,7 @@ export function dashboard(ctx: AppContext): FastifyPluginAsync {
       keyRoutes,
       webhookRoutes,
       userRoutes,
+      mailboxRoutes,
     ]) {
       await app.register(routes(ctx));
     }

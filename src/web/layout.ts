@@ -5,7 +5,16 @@ import type { Issuer } from '../admin/issuers.ts';
 import { ROLE_LABELS, rut } from './format.ts';
 import { type Html, html, type Renderable } from './html.ts';
 
-type NavKey = 'documentos' | 'emitir' | 'folios' | 'certificado' | 'claves' | 'webhooks' | 'usuarios' | 'configuracion';
+type NavKey =
+  | 'documentos'
+  | 'emitir'
+  | 'folios'
+  | 'certificado'
+  | 'claves'
+  | 'webhooks'
+  | 'usuarios'
+  | 'configuracion'
+  | 'buzon';
 
 const NAV: { key: NavKey; label: string; ownerOnly?: boolean }[] = [
   { key: 'documentos', label: 'Documentos' },
@@ -16,6 +25,7 @@ const NAV: { key: NavKey; label: string; ownerOnly?: boolean }[] = [
   { key: 'webhooks', label: 'Webhooks' },
   { key: 'usuarios', label: 'Usuarios', ownerOnly: true },
   { key: 'configuracion', label: 'Configuración' },
+  { key: 'buzon', label: 'Buzón de intercambio', ownerOnly: true },
 ];
 
 export interface PageInput {

@@ -19,8 +19,9 @@ import {
   standInSupplier,
 } from '../../src/sii-simulator/supplier.ts';
 import { createSiiSimulator, type SiiSimulator } from '../../src/sii-simulator/simulator.ts';
-import { buildTestApp, createTestTenant, type TestApp } from '../helpers/app.ts';
+import { buildTestApp, createTestKey, createTestTenant, type TestApp } from '../helpers/app.ts';
 import { replaceOnce } from '../helpers/dte-pipeline.ts';
+import { dashboardSession } from '../helpers/dashboard.ts';
 import { type Dovecot, startDovecot } from '../helpers/dovecot.ts';
 import { type MailCatcher, startMailCatcher } from '../helpers/events.ts';
 import { xmllint, xmlsecVerify } from '../helpers/verify.ts';
@@ -338,5 +339,82 @@ describe('poison and outages', () => {
     expect(up).toMatchObject({ lastError: null, failures: 0, lastUid: 1n });
     expect(up.lastOkAt).not.toBeNull();
     expect((await api.get(`/api/${rut}/recibidos`)).json().total).toBe(1);
+  });
+});
+
+describe('the settings', () => {
+  it('through the dashboard: saved (password sealed, never shown), "Probar conexión" answers in Spanish', async () => {
+    const { issuer, rut, api } = await createTestTenant(t);
+    const session = await dashboardSession(t, issuer);
+    const post = (url: string, form: Record<string, string>) =>
+      t.app.inject({
+        method: 'POST',
+        url,
+        headers: session.headers,
+        payload: new URLSearchParams({ _csrf: session.csrf, ...form }).toString(),
+      });
+    const empty = await t.app.inject({
+      method: 'GET',
+      url: `/dashboard/${rut}/buzon`,
+      headers: { cookie: session.cookie },
+    });
+    expect(empty.body).toContain('Sin buzón configurado');
+    const noPassword = await post(`/dashboard/${rut}/buzon`, { host: imap.host, user: imap.user, tls: 'none' });
+    expect(noPassword.statusCode).toBe(400);
+    expect(noPassword.body).toContain('Un buzón nuevo necesita su contraseña.');
+    const saved = await post(`/dashboard/${rut}/buzon`, {
+      host: imap.host,
+      port: String(imap.port),
+      tls: 'none',
+      user: imap.user,
+      password: imap.password,
+      folder: 'INBOX',
+      answer: '1',
+    });
+    expect(saved.statusCode).toBe(303);
+    const row = await t.db.prisma.receivedMailbox.findUniqueOrThrow({ where: { issuerId: issuer.id } });
+    expect(Buffer.from(row.passwordEncrypted).toString('latin1')).not.toContain(imap.password);
+    const shown = await t.app.inject({
+      method: 'GET',
+      url: `/dashboard/${rut}/buzon`,
+      headers: { cookie: session.cookie },
+    });
+    expect(shown.body).toContain(imap.user);
+    expect(shown.body).not.toContain(imap.password);
+    const probe = await post(`/dashboard/${rut}/buzon/probar`, {});
+    expect(probe.body).toContain('Conexión correcta: la carpeta «INBOX»');
+    // A wrong password: said so, in Spanish; the API reports the same.
+    await post(`/dashboard/${rut}/buzon`, {
+      host: imap.host,
+      port: String(imap.port),
+      tls: 'none',
+      user: imap.user,
+      password: 'otra',
+    });
+    expect((await post(`/dashboard/${rut}/buzon/probar`, {})).body).toContain('Autenticación rechazada');
+    expect((await api.inject({ method: 'POST', url: `/api/${rut}/buzon/probar` })).json()).toMatchObject({
+      connected: false,
+    });
+    expect(t.logs.join('')).not.toContain(imap.password);
+  });
+
+  it('through the API: owner only; GET never returns the password; DELETE removes', async () => {
+    const { rut, api, issuer } = await createTestTenant(t);
+    expect((await api.get(`/api/${rut}/buzon`)).json()).toMatchObject({ ok: false, code: 'MAILBOX_NOT_FOUND' });
+    const put = (client: typeof api, payload: Record<string, unknown>) =>
+      client.inject({ method: 'PUT', url: `/api/${rut}/buzon`, payload });
+    expect((await put(api, { host: 'imap.example.cl', user: 'dte@x.cl' })).json()).toMatchObject({
+      code: 'MAILBOX_PASSWORD_REQUIRED',
+    });
+    const set = await put(api, { host: 'imap.example.cl', user: 'dte@x.cl', password: 'clave-secreta' });
+    expect(set.json()).toMatchObject({ ok: true, port: 993, tls: 'implicit', folder: 'INBOX', answer_by_email: true });
+    expect(set.body).not.toContain('clave-secreta');
+    const editor = t.as(await createTestKey(t.ctx, rut, 'editor'));
+    expect((await editor.get(`/api/${rut}/buzon`)).statusCode).toBe(403);
+    expect((await put(editor, { host: 'evil.example', user: 'x', password: 'y' })).statusCode).toBe(403);
+    const other = await createTestTenant(t);
+    expect((await other.api.get(`/api/${rut}/buzon`)).statusCode).toBe(403);
+    expect((await api.inject({ method: 'DELETE', url: `/api/${rut}/buzon` })).json()).toEqual({ ok: true });
+    expect(await t.db.prisma.receivedMailbox.count({ where: { issuerId: issuer.id } })).toBe(0);
   });
 });
