@@ -8,7 +8,7 @@
 import { inflateRawSync } from 'node:zlib';
 import { MAX_RECEIVED_BYTES } from './checks.ts';
 
-export interface MailFile {
+interface MailFile {
   /** The attachment's name, or the zip entry's (`invoice.zip/EnvioDTE.xml`). */
   name: string;
   bytes: Buffer;
@@ -32,7 +32,7 @@ const MAX_ZIP_TOTAL_BYTES = 2 * MAX_RECEIVED_BYTES;
 /** The root element, looked for in the first bytes (after the declaration, comments and a BOM). */
 const ROOT = /^(?:\uFEFF)?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]*?-->\s*)*<(?:[A-Za-z_][\w.-]*:)?(EnvioDTE|DTE)[\s>/]/;
 
-export function isDteXml(bytes: Buffer): boolean {
+function isDteXml(bytes: Buffer): boolean {
   return ROOT.test(bytes.subarray(0, 4096).toString('latin1'));
 }
 

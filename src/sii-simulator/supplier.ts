@@ -40,7 +40,7 @@ const SUPPLIER_SENDER = '13185095-6';
 export const SUPPLIER_EMAIL = 'facturacion@enacon.cl';
 
 /** A factura of the supplier's, in the shape of Timbre's issue request. */
-export function supplierFactura(over: Record<string, unknown> = {}): Record<string, unknown> {
+function supplierFactura(over: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     type: 33,
     receiver: {
