@@ -12,6 +12,7 @@ import { AppError } from '../errors.ts';
 import type { Issuer, Prisma, ReceivedState } from '../generated/prisma/client.ts';
 import { searchable } from '../issuing/document-view.ts';
 import { printedReceivedDte } from './printed-dte.ts';
+import { type ReceptionView, receptionView } from './receive.ts';
 import {
   type ReceivedDocumentDetail,
   type ReceivedDocumentView,
@@ -157,6 +158,23 @@ async function findEnvelope(ctx: AppContext, issuer: Issuer, number: number) {
   });
   if (!row) throw new AppError('RECEIVED_ENVELOPE_NOT_FOUND', `No received envelope ${number} for ${issuer.rut}.`);
   return row;
+}
+
+/** A received file's verdict, as `POST /recibidos` answered it (the dashboard's page of an upload). */
+export async function envelopeReception(ctx: AppContext, issuer: Issuer, number: number): Promise<ReceptionView> {
+  const row = await ctx.db.prisma.receivedEnvelope.findFirst({
+    where: { issuerId: issuer.id, number: BigInt(number) },
+    omit: { xml: true },
+    include: { receivedDocuments: { omit: { xml: true }, orderBy: { createdAt: 'asc' } } },
+  });
+  if (!row) throw new AppError('RECEIVED_ENVELOPE_NOT_FOUND', `No received envelope ${number} for ${issuer.rut}.`);
+  const { receivedDocuments, ...envelope } = row;
+  return receptionView(
+    ctx,
+    issuer,
+    { ...envelope, xml: new Uint8Array() },
+    receivedDocuments.map((d) => ({ ...d, xml: new Uint8Array() })),
+  );
 }
 
 /** A received file exactly as it came, or the RespuestaDTE that answered it. */
