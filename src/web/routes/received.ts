@@ -13,6 +13,7 @@ import type { AppContext } from '../../context.ts';
 import { isRealDate } from '../../dte/calendar-date.ts';
 import { normalizeRut } from '../../dte/rut.ts';
 import { refusedCharacter } from '../../dte/xml-text.ts';
+import { formatDecimal } from '../../dte/pdf/index.ts';
 import { AppError } from '../../errors.ts';
 import { ReceivedState } from '../../generated/prisma/enums.ts';
 import type { CheckResult } from '../../receiving/checks.ts';
@@ -81,7 +82,7 @@ const CHECK_LABELS: Record<string, string> = {
 };
 
 function checksTable(checks: CheckResult[], caption: string): Html {
-  return html`<div class="table-wrap"><table class="list checks"><caption class="visually-hidden">${caption}</caption>
+  return html`<div class="table-wrap"><table class="list checks" aria-label="${caption}">
 <thead><tr><th scope="col">Verificación</th><th scope="col">Resultado</th><th scope="col">Detalle</th></tr></thead>
 <tbody>${checks.map(
     (c) => html`<tr><td>${CHECK_LABELS[c.check] ?? c.check}</td>
@@ -272,7 +273,7 @@ ${checksTable(d.checks, `Verificaciones del documento ${d.index + 1}`)}`;
     : ''
 }
 <p><a href="${base}/recibidos">← Volver a Recibidos</a></p>`;
-      return sendHtml(reply, page({ title: `Envío recibido Nº ${r.number}`, nav: 'recibidos', web, issuer, body }));
+      return sendHtml(reply, page({ title: `Envío Nº ${r.number}`, nav: 'recibidos', web, issuer, body }));
     });
 
     for (const kind of ['xml', 'respuesta'] as const) {
@@ -337,7 +338,7 @@ ${checksTable(d.checks, `Verificaciones del documento ${d.index + 1}`)}`;
         (
           l,
         ) => html`<tr><td>${l.line}</td><td>${l.name}${l.exempt ? html` <span class="badge badge-gray">Exento</span>` : ''}</td>
-<td class="num">${l.qty ?? '—'}</td><td class="num">${l.price ?? '—'}</td><td class="num">${/^-?\d+$/.test(l.amount) ? money(Number(l.amount)) : l.amount}</td></tr>`,
+<td class="num">${l.qty === null ? '—' : formatDecimal(l.qty)}</td><td class="num">${l.price === null ? '—' : formatDecimal(l.price)}</td><td class="num">${/^-?\d+$/.test(l.amount) ? money(Number(l.amount)) : l.amount}</td></tr>`,
       )}</tbody></table></div>
 ${d.refs.length ? html`<h3>Referencias</h3><ul>${d.refs.map((x) => html`<li>${receivedTypeName(Number(x.type))} Nº ${x.folio} del ${date(x.date)}${x.reason ? html` — ${x.reason}` : ''}</li>`)}</ul>` : ''}
 </section>
