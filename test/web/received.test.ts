@@ -104,7 +104,7 @@ describe('dashboard: Recibidos', () => {
     expect(envelopePage).toContain('EstadoRecepEnv 0 Envio Recibido Conforme');
     expect(envelopePage).toContain('EstadoRecepDTE 0 DTE Recibido OK');
     expect(envelopePage).toContain('Firma del sobre (SetDTE)');
-    expect(await page.locator('.checks .badge-red').count()).toBe(0);
+    expect(await page.locator('.check-results .badge-red').count()).toBe(0);
     await look(page, 'envelope');
 
     // Drag and drop: the file dropped on the form is put in the input and sent.
@@ -146,8 +146,8 @@ describe('dashboard: Recibidos', () => {
     expect(detail).toContain('76.354.771-K');
     expect(detail).toContain('Timbre electrónico (TED)');
     expect(detail).toContain('certificación SII (IDK 100)');
-    expect(await page.locator('.checks .badge-green').count()).toBe(6);
-    expect(await page.locator('.checks .badge-red').count()).toBe(0);
+    expect(await page.locator('.check-results .badge-green').count()).toBe(6);
+    expect(await page.locator('.check-results .badge-red').count()).toBe(0);
     await look(page, 'detail');
     const request = context.request;
     const pdf = await request.get(dash(`recibidos/${SUPPLIER.rut}/33/31/pdf`));
@@ -179,7 +179,7 @@ describe('dashboard: Recibidos', () => {
     const main = await page.textContent('main');
     expect(main).toContain('Rechazado');
     expect(main).toContain('EstadoRecepEnv 2 Envio Rechazado - Error de Firma');
-    expect(await page.locator('.checks .badge-red').count()).toBeGreaterThan(0);
+    expect(await page.locator('.check-results .badge-red').count()).toBeGreaterThan(0);
     await look(page, 'refused');
     await page.goto(dash('recibidos'));
     await expect(page.locator('.empty').textContent()).resolves.toContain('Aún no hay documentos recibidos');

@@ -82,7 +82,7 @@ const CHECK_LABELS: Record<string, string> = {
 };
 
 function checksTable(checks: CheckResult[], caption: string): Html {
-  return html`<div class="table-wrap"><table class="list checks" aria-label="${caption}">
+  return html`<div class="table-wrap"><table class="list check-results" aria-label="${caption}">
 <thead><tr><th scope="col">Verificación</th><th scope="col">Resultado</th><th scope="col">Detalle</th></tr></thead>
 <tbody>${checks.map(
     (c) => html`<tr><td>${CHECK_LABELS[c.check] ?? c.check}</td>
