@@ -170,7 +170,7 @@ export async function load(ports: number[], key: string, rut: string, docs: numb
   };
 }
 
-function post(
+export function post(
   agent: Agent,
   port: number,
   path: string,

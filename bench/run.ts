@@ -10,7 +10,9 @@
  * ("downloads": only the PDF downloads section, bench/downloads.ts; the other sections of the
  * previous BENCHMARKS.md are kept; "list": only the list section), BENCH_WEBHOOKS
  * (1: measure what one configured webhook endpoint costs issuing; default off; BENCH_WEBHOOK_PAIRS
- * pairs of rounds, default 4).
+ * pairs of rounds, default 4), BENCH_RECEIVED (envelopes of 1 DTE the receiving section uploads, a
+ * tenth as many of 10 DTEs; default 300; 0 skips it), BENCH_RECEIVED_CONCURRENCY (default 8),
+ * BENCH_ONLY=receiving (only that section).
  */
 import { execFileSync } from 'node:child_process';
 import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
@@ -44,6 +46,13 @@ import {
   summaryTable,
   type Target,
 } from './issuing.ts';
+import {
+  benchSupplier,
+  buildEnvelopes,
+  type ReceivingMeasure,
+  receivingSection,
+  uploadEnvelopes,
+} from './receiving.ts';
 import { signingStageBenchmark, signingStageSection } from './signing.ts';
 import { BENCH_ISSUER } from './fixtures.ts';
 import { api, cli, dropBenchDatabase, ensureFolios, load, percentile, startServer, tenLineFactura } from './harness.ts';
@@ -62,6 +71,11 @@ const ONLY_DOWNLOADS = process.env.BENCH_ONLY === 'downloads';
 const ONLY_ISSUING = process.env.BENCH_ONLY === 'issuing';
 /** BENCH_ONLY=list: only the list section (the other sections of BENCHMARKS.md are kept). */
 const ONLY_LIST = process.env.BENCH_ONLY === 'list';
+/** BENCH_ONLY=receiving: only the receiving section (bench/receiving.ts). */
+const ONLY_RECEIVING = process.env.BENCH_ONLY === 'receiving';
+/** Envelopes of 1 DTE uploaded by the receiving section (a tenth as many of 10 DTEs); 0 skips it. */
+const RECEIVED = Number(process.env.BENCH_RECEIVED ?? 300);
+const RECEIVED_CONCURRENCY = Number(process.env.BENCH_RECEIVED_CONCURRENCY ?? 8);
 const WEBHOOKS = ['1', 'true', 'yes'].includes(process.env.BENCH_WEBHOOKS ?? '');
 
 const ISSUER = BENCH_ISSUER;
@@ -381,9 +395,9 @@ async function main() {
   const computeMs = computeCost(ISSUER, tenLineFactura());
   console.log({ bound, computeMs });
   console.log('signing stage…');
-  const stage = ONLY_DOWNLOADS || ONLY_LIST ? null : await signingStageBenchmark();
+  const stage = ONLY_DOWNLOADS || ONLY_LIST || ONLY_RECEIVING ? null : await signingStageBenchmark();
   console.log('pdf rendering…');
-  const pdf = ONLY_DOWNLOADS || ONLY_ISSUING || ONLY_LIST ? null : await pdfRender();
+  const pdf = ONLY_DOWNLOADS || ONLY_ISSUING || ONLY_LIST || ONLY_RECEIVING ? null : await pdfRender();
   console.log(pdf);
 
   const dataDir = resolve('.data-bench');
@@ -416,14 +430,16 @@ async function main() {
 
   // The list part runs first, so the issuing runs below write into a table that already holds
   // the seeded million rows and their indexes, as a busy installation's does.
-  const list = LIST_DOCS > 0 && !ONLY_DOWNLOADS && !ONLY_ISSUING ? await listBenchmark(env) : null;
+  const list = LIST_DOCS > 0 && !ONLY_DOWNLOADS && !ONLY_ISSUING && !ONLY_RECEIVING ? await listBenchmark(env) : null;
   const webhooks =
-    WEBHOOKS && !ONLY_DOWNLOADS && !ONLY_ISSUING && !ONLY_LIST ? await webhookBenchmark(env, key, issuer.rut) : null;
+    WEBHOOKS && !ONLY_DOWNLOADS && !ONLY_ISSUING && !ONLY_LIST && !ONLY_RECEIVING
+      ? await webhookBenchmark(env, key, issuer.rut)
+      : null;
 
   console.log('downloads…');
   const downloadsLoadBefore = loadavg();
   const downloads =
-    ONLY_ISSUING || ONLY_LIST
+    ONLY_ISSUING || ONLY_LIST || ONLY_RECEIVING
       ? null
       : await withServer(env, async (port) => {
           // The 1000-line boletas are issuer A's (a second issuer); the list measured is Bench SpA's.
@@ -459,12 +475,21 @@ async function main() {
   console.log(downloads);
   const downloadsLoad = `${fmtLoad(downloadsLoadBefore)} before, ${fmtLoad(loadavg())} after`;
 
+  console.log('receiving…');
+  const receivingLoadBefore = loadavg();
+  const receiving =
+    RECEIVED > 0 && !ONLY_DOWNLOADS && !ONLY_ISSUING && !ONLY_LIST
+      ? await receivingBenchmark(env, key, issuer.rut)
+      : null;
+  console.log(receiving);
+  const receivingLoad = `${fmtLoad(receivingLoadBefore)} before, ${fmtLoad(loadavg())} after`;
+
   const rows: string[] = [];
   const issued: IssuingRow[] = [];
   const failureNotes: string[] = [];
   let foliosReady = false;
   const issuingLoadBefore = INSTANCES.length ? loadavg() : null;
-  for (const instances of ONLY_DOWNLOADS || ONLY_LIST ? [] : INSTANCES) {
+  for (const instances of ONLY_DOWNLOADS || ONLY_LIST || ONLY_RECEIVING ? [] : INSTANCES) {
     const servers = await Promise.all(Array.from({ length: instances }, () => startServer(env)));
     try {
       if (!foliosReady) {
@@ -551,7 +576,7 @@ async function main() {
     summary: null,
     downloads: downloads ? downloadsSection(downloads, day, downloadsLoad) : null,
     signing:
-      ONLY_DOWNLOADS || ONLY_LIST
+      ONLY_DOWNLOADS || ONLY_LIST || ONLY_RECEIVING
         ? null
         : `## Pure signing rate (one core)
 
@@ -578,6 +603,7 @@ Measured on ${day}. One 2048-bit XMLDSig of a 10-line factura (C14N + SHA-1 + RS
         )
       : null,
     webhooks: webhooks ? webhookSection(webhooks, day) : null,
+    receiving: receiving ? receivingSection(receiving, day, receivingLoad) : null,
     writePath: null,
     pdf: pdf
       ? `## PDF rendering alone (10-line factura, PDF417 included)
@@ -609,6 +635,14 @@ Measured on ${day}. Letter p50 **${pdf.letterP50.toFixed(1)} ms** (p99 ${pdf.p99
             met: downloads.listWhileRepeat.p99 <= 50,
           },
         ]
+      : []),
+    ...(receiving
+      ? receiving.map((m) => ({
+          name: `received documents per second, one instance, envelopes of ${m.perEnvelope} DTE${m.perEnvelope === 1 ? '' : 's'}`,
+          target: 'reported (no target yet)',
+          measured: `${m.documentsPerSecond.toFixed(1)} / s (p99 ${m.p99.toFixed(0)} ms per envelope, ${m.failures} failures)`,
+          met: m.failures === 0,
+        }))
       : []),
     ...(webhooks
       ? [
@@ -651,7 +685,17 @@ ${body.join('\n')}`;
   console.log(`\n${summary}`);
 }
 
-type SectionKey = 'summary' | 'signing' | 'stage' | 'list' | 'writePath' | 'issuing' | 'webhooks' | 'pdf' | 'downloads';
+type SectionKey =
+  | 'summary'
+  | 'signing'
+  | 'stage'
+  | 'list'
+  | 'writePath'
+  | 'issuing'
+  | 'webhooks'
+  | 'pdf'
+  | 'downloads'
+  | 'receiving';
 const SECTION_KEYS: SectionKey[] = [
   'summary',
   'signing',
@@ -662,6 +706,7 @@ const SECTION_KEYS: SectionKey[] = [
   'webhooks',
   'pdf',
   'downloads',
+  'receiving',
 ];
 const SECTION_TITLES: Record<SectionKey, string> = {
   summary: 'Summary of the last run',
@@ -674,7 +719,29 @@ const SECTION_TITLES: Record<SectionKey, string> = {
   webhooks: 'Issuing with a webhook endpoint',
   pdf: 'PDF rendering alone',
   downloads: 'PDF downloads and the last check before storing',
+  receiving: "Receiving suppliers' documents",
 };
+
+/**
+ * Received documents per second one instance takes in (bench/receiving.ts): envelopes of 1 DTE,
+ * then a tenth as many of 10 DTEs, against a server that trusts the stand-in supplier's CAF key.
+ */
+async function receivingBenchmark(env: Record<string, string>, key: string, rut: string): Promise<ReceivingMeasure[]> {
+  const supplier = benchSupplier();
+  const tens = Math.max(1, Math.round(RECEIVED / 10));
+  const warmUp = Math.min(20, RECEIVED);
+  console.log(`building ${warmUp + RECEIVED} + ${tens} supplier envelopes…`);
+  const warm = buildEnvelopes(supplier, rut, warmUp, 1, 1);
+  const ones = buildEnvelopes(supplier, rut, RECEIVED, 1, 1 + warmUp);
+  const tenEach = buildEnvelopes(supplier, rut, tens, 10, 1 + warmUp + RECEIVED);
+  return withServer({ ...env, TIMBRE_EXTRA_CAF_KEYS: supplier.siiPublicKeyPem }, async (port) => {
+    await uploadEnvelopes(port, key, rut, warm, 1, Math.min(4, RECEIVED_CONCURRENCY));
+    return [
+      await uploadEnvelopes(port, key, rut, ones, 1, RECEIVED_CONCURRENCY),
+      await uploadEnvelopes(port, key, rut, tenEach, 10, RECEIVED_CONCURRENCY),
+    ];
+  });
+}
 
 /** One server process for the length of `run`. */
 async function withServer<T>(env: Record<string, string>, run: (port: number) => Promise<T>): Promise<T> {

@@ -20,6 +20,7 @@ import { registerSecurityHeaders } from './http/security-headers.ts';
 import { errorBody, registerErrorHandler, sendError } from './http/error-handler.ts';
 import { emisionesRoute } from './http/routes/emisiones.ts';
 import { recibidoRoute } from './http/routes/recibido.ts';
+import { recibidoPdfRoute } from './http/routes/recibido-pdf.ts';
 import { recibidosRoute } from './http/routes/recibidos.ts';
 import { buzonRoute } from './http/routes/buzon.ts';
 import { buzonDeleteRoute } from './http/routes/buzon-delete.ts';
@@ -194,6 +195,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(buzonRoute(ctx));
   await app.register(buzonDeleteRoute(ctx));
   await app.register(buzonProbarRoute(ctx));
+  await app.register(recibidoPdfRoute(ctx));
   await app.register(dashboard(ctx), { prefix: '/dashboard' });
 
   await app.register(async (instance) => {

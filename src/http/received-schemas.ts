@@ -47,6 +47,10 @@ export const receivedDetailSchema = receivedDocumentSchema.extend({
     .nullable()
     .meta({ description: "The TED's CAF: the SII key id that signed it and its folio range." }),
   respuesta_url: z.string().nullable().meta({ description: 'The RespuestaDTE that answered its envelope.' }),
+  pdf_url: z.string().meta({
+    format: 'uri',
+    description: "The document printed by Timbre, with the supplier's TED (needs an API key of the issuer).",
+  }),
 });
 
 export const receptionSchema = z.object({

@@ -8,6 +8,7 @@ import { folioRoutes } from './routes/folios.ts';
 import { issueRoutes } from './routes/issue.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { mailboxRoutes } from './routes/mailbox.ts';
+import { receivedRoutes } from './routes/received.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { userRoutes } from './routes/users.ts';
@@ -23,6 +24,7 @@ export function dashboard(ctx: AppContext): FastifyPluginAsync {
     for (const routes of [
       sessionRoutes,
       documentRoutes,
+      receivedRoutes,
       issueRoutes,
       folioRoutes,
       certificateRoutes,

@@ -7,6 +7,7 @@ import { type Html, html, type Renderable } from './html.ts';
 
 type NavKey =
   | 'documentos'
+  | 'recibidos'
   | 'emitir'
   | 'folios'
   | 'certificado'
@@ -18,6 +19,7 @@ type NavKey =
 
 const NAV: { key: NavKey; label: string; ownerOnly?: boolean }[] = [
   { key: 'documentos', label: 'Documentos' },
+  { key: 'recibidos', label: 'Recibidos' },
   { key: 'emitir', label: 'Emitir' },
   { key: 'folios', label: 'Folios' },
   { key: 'certificado', label: 'Certificado' },
