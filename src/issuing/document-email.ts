@@ -112,10 +112,10 @@ async function claimDue(ctx: AppContext, limit: number): Promise<EmailMessage[]>
 }
 
 /** Sends every due e-mail (one batch); returns how many were attempted. */
-export async function sendDueEmails(ctx: AppContext, limit = 10): Promise<number> {
+export async function sendDueEmails(ctx: AppContext, readers: EmailReader[] = [], limit = 10): Promise<number> {
   if (!emailEnabled(ctx)) return 0;
   const due = await claimDue(ctx, limit);
-  await Promise.all(due.map((m) => sendOne(ctx, m)));
+  await Promise.all(due.map((m) => sendOne(ctx, m, readers)));
   return due.length;
 }
 
@@ -159,29 +159,55 @@ async function composeEmail(ctx: AppContext, issuer: Issuer, document: Document,
   };
 }
 
-async function sendOne(ctx: AppContext, m: EmailMessage): Promise<void> {
+/** What an outbox row becomes when it is sent: what its events say about it, and the message. */
+export interface OutgoingEmail {
+  about: Record<string, unknown>;
+  compose(): Promise<Parameters<Transporter['sendMail']>[0]>;
+}
+
+/**
+ * Reads an outbox row that is not an issued document's (a decision's answer to a supplier, …),
+ * or answers null when the row is not its kind. The part that owns such messages hands its
+ * reader to the jobs (src/jobs.ts), so this outbox stays the one mail sender, with one retry
+ * and event policy, without importing the parts above it.
+ */
+export type EmailReader = (ctx: AppContext, m: EmailMessage) => Promise<OutgoingEmail | null>;
+
+async function documentEmail(ctx: AppContext, m: EmailMessage): Promise<OutgoingEmail> {
+  if (!m.documentId) throw new Error(`e-mail ${m.id} carries no document and no reader took it`);
+  const document = await ctx.db.prisma.document.findUniqueOrThrow({ where: { id: m.documentId } });
+  const issuer = await ctx.db.prisma.issuer.findUniqueOrThrow({ where: { id: m.issuerId } });
+  return {
+    about: { type: document.type, folio: document.folio, to: m.to, issuer: issuer.rut },
+    compose: () => composeEmail(ctx, issuer, document, m.to),
+  };
+}
+
+async function outgoing(ctx: AppContext, m: EmailMessage, readers: EmailReader[]): Promise<OutgoingEmail> {
+  for (const read of readers) {
+    const found = await read(ctx, m);
+    if (found) return found;
+  }
+  return documentEmail(ctx, m);
+}
+
+async function sendOne(ctx: AppContext, m: EmailMessage, readers: EmailReader[]): Promise<void> {
   let messageId: string | null = null;
   let error: string | null = null;
   let permanent = false;
-  let issuer: Issuer | null = null;
+  let message: OutgoingEmail | null = null;
   try {
-    const document = await ctx.db.prisma.document.findUniqueOrThrow({ where: { id: m.documentId } });
-    issuer = await ctx.db.prisma.issuer.findUniqueOrThrow({ where: { id: m.issuerId } });
-    const info = await transport(ctx).sendMail(await composeEmail(ctx, issuer, document, m.to));
+    message = await outgoing(ctx, m, readers);
+    const info = await transport(ctx).sendMail(await message.compose());
     messageId = info.messageId ?? null;
   } catch (err) {
     const e = err as Error & { responseCode?: number };
     permanent = typeof e.responseCode === 'number' && e.responseCode >= 500;
     error = e.responseCode ? `SMTP ${e.responseCode}: ${e.message}` : e.message;
-    ctx.log.warn({ email: m.id, attempt: m.attempts, reason: error }, 'e-mail to the receiver failed');
+    ctx.log.warn({ email: m.id, attempt: m.attempts, reason: error }, 'e-mail failed');
   }
   const now = ctx.clock();
-  const rut = issuer?.rut ?? (await ctx.db.prisma.issuer.findUniqueOrThrow({ where: { id: m.issuerId } })).rut;
-  const document = await ctx.db.prisma.document.findUniqueOrThrow({
-    where: { id: m.documentId },
-    select: { type: true, folio: true },
-  });
-  const about = { type: document.type, folio: document.folio, to: m.to, issuer: rut };
+  const about = message?.about ?? { to: m.to };
   await ctx.db.prisma.$transaction(async (tx) => {
     if (!error) {
       await tx.emailMessage.update({
