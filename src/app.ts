@@ -23,6 +23,9 @@ import { recibidoRoute } from './http/routes/recibido.ts';
 import { recibidosRoute } from './http/routes/recibidos.ts';
 import { recibidosFilesRoutes } from './http/routes/recibidos-files.ts';
 import { recibidosUploadRoute } from './http/routes/recibidos-upload.ts';
+import { recibidoDecisionRoutes } from './http/routes/recibido-decision.ts';
+import { recibidosDecisionesRoute } from './http/routes/recibidos-decisiones.ts';
+import { recibidosDecisionFilesRoutes } from './http/routes/recibidos-decision-files.ts';
 import { emisionEstadoDteRoute } from './http/routes/emision-estado-dte.ts';
 import { emisionReenviarRoute } from './http/routes/emision-reenviar.ts';
 import { emitirRoute } from './http/routes/emitir.ts';
@@ -186,6 +189,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(recibidosRoute(ctx));
   await app.register(recibidoRoute(ctx));
   await app.register(recibidosFilesRoutes(ctx));
+  await app.register(recibidoDecisionRoutes(ctx));
+  await app.register(recibidosDecisionesRoute(ctx));
+  await app.register(recibidosDecisionFilesRoutes(ctx));
   await app.register(dashboard(ctx), { prefix: '/dashboard' });
 
   await app.register(async (instance) => {

@@ -111,6 +111,11 @@ export const envelopeParams = z.object({
   number: digits('number', 9_999_999_999, "Timbre's number for the received file (`number` of the upload's answer)."),
 });
 
+export const decisionParams = z.object({
+  rut: rutParam,
+  number: digits('number', 9_999_999_999, "Timbre's number for a decision (`number` of the decision)."),
+});
+
 export const receivedDocumentExample = {
   emisor: { rut: '76354771-K', name: 'INGENIERIA ENACON SPA' },
   type: 33,
