@@ -1,6 +1,6 @@
 /** zod schemas of received documents (README "Received documents") for the routes and their OpenAPI. */
 import { z } from 'zod';
-import { receivedDocumentEventData } from './event-schemas.ts';
+import { decisionSchema, receivedDocumentEventData } from './event-schemas.ts';
 import { rutParam } from './schemas.ts';
 
 const checkSchema = z.object({
@@ -47,6 +47,9 @@ export const receivedDetailSchema = receivedDocumentSchema.extend({
     .nullable()
     .meta({ description: "The TED's CAF: the SII key id that signed it and its folio range." }),
   respuesta_url: z.string().nullable().meta({ description: 'The RespuestaDTE that answered its envelope.' }),
+  decisions: z
+    .array(decisionSchema)
+    .meta({ description: 'Its acceptances and claims (…/aceptar, …/reclamar), oldest first.' }),
 });
 
 export const receptionSchema = z.object({

@@ -100,6 +100,8 @@ export function planActions(
 ): { actions: Accion[] } | { refusal: RefusalCode } {
   if (deadlinePassed) return { refusal: 8 };
   const claimed = CLAIMS.some((c) => recorded.has(c));
+  // A receipt asked after a claim is answered for what was asked (6), before its ACD (12).
+  if (claimed && wanted.includes('ERM') && !recorded.has('ERM')) return { refusal: 6 };
   const actions: Accion[] = [];
   for (const a of wanted) {
     if (recorded.has(a)) continue;
