@@ -160,7 +160,7 @@ async function composeEmail(ctx: AppContext, issuer: Issuer, document: Document,
 }
 
 /** What an outbox row becomes when it is sent: what its events say about it, and the message. */
-export interface OutgoingEmail {
+interface OutgoingEmail {
   about: Record<string, unknown>;
   compose(): Promise<Parameters<Transporter['sendMail']>[0]>;
 }

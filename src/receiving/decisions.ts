@@ -42,15 +42,15 @@ import { buildResultado, ESTADO_DTE, type EstadoDte } from './respuesta.ts';
 /** The registry's accionDoc (docs/receiving.md §4). */
 export type Accion = 'ACD' | 'RCD' | 'ERM' | 'RFP' | 'RFT';
 
-export type Motivo = 'contenido' | 'falta_parcial' | 'falta_total';
+type Motivo = 'contenido' | 'falta_parcial' | 'falta_total';
 
 /** A claim's motivo as the registry's action. */
-export const MOTIVO_ACCION: Record<Motivo, Accion> = { contenido: 'RCD', falta_parcial: 'RFP', falta_total: 'RFT' };
+const MOTIVO_ACCION: Record<Motivo, Accion> = { contenido: 'RCD', falta_parcial: 'RFP', falta_total: 'RFT' };
 
 const CLAIMS: readonly Accion[] = ['RCD', 'RFP', 'RFT'];
 
 /** The registry's `tipoDoc` ([WSRR]): factura, factura exenta, liquidación-factura. */
-export const DECIDABLE_TYPES: readonly number[] = [33, 34, 43];
+const DECIDABLE_TYPES: readonly number[] = [33, 34, 43];
 
 /**
  * The types a ResultadoDTE and a Recibo may name (`DTEType`, `DocType` in SiiTypes_v10.xsd): a
@@ -67,7 +67,7 @@ const ANSWERABLE: readonly number[] = [33, 34];
  */
 const WINDOW_MS = 8 * 24 * 3_600_000;
 
-export function decisionDeadline(doc: Pick<ReceivedDocument, 'createdAt'>): Date {
+function decisionDeadline(doc: Pick<ReceivedDocument, 'createdAt'>): Date {
   return new Date(doc.createdAt.getTime() + WINDOW_MS);
 }
 
@@ -77,7 +77,7 @@ const LEASE_MS = 3 * 60_000;
 const RETRY_BASE_MS = 15_000;
 
 /** The SII's codes for what the matrix refuses, with a Spanish explanation (WSRR, GUIA). */
-export const REFUSALS = {
+const REFUSALS = {
   6: 'No se puede otorgar recibo de mercaderías o servicios (ERM) a un documento reclamado.',
   7: 'Esa decisión ya está registrada para este documento (evento registrado previamente).',
   8: 'Pasaron los 8 días desde la recepción en el SII: el documento quedó aceptado (Ley 19.983, art. 3) y ya no se puede aceptar ni reclamar.',
@@ -156,11 +156,11 @@ export interface DecisionView {
   created_at: string;
 }
 
-export function decisionUrl(ctx: AppContext, issuer: Pick<Issuer, 'rut'>, number: bigint | number) {
+function decisionUrl(ctx: AppContext, issuer: Pick<Issuer, 'rut'>, number: bigint | number) {
   return `${ctx.config.publicBaseUrl}/api/${issuer.rut}/recibidos_decisiones/${number}`;
 }
 
-export function decisionView(
+function decisionView(
   ctx: AppContext,
   issuer: Pick<Issuer, 'rut'>,
   d: ReceivedDecision,

@@ -118,7 +118,7 @@ export const ESTADO_DTE = { ACCEPTED: 0, ACCEPTED_WITH_DISCREPANCIES: 1, REJECTE
 export type EstadoDte = (typeof ESTADO_DTE)[keyof typeof ESTADO_DTE];
 
 /** The glosas FRESP asks for; a discrepancy or rejection adds its reason after them. */
-export const GLOSA_ESTADO_DTE: Record<EstadoDte, string> = {
+const GLOSA_ESTADO_DTE: Record<EstadoDte, string> = {
   0: 'ACEPTADO OK',
   1: 'ACEPTADO CON DISCREPANCIAS',
   2: 'RECHAZADO',
