@@ -55,6 +55,11 @@ export const configSchema = z.object({
   SII_BOLETA_UPLOAD_URL: url.default('https://pangal.sii.cl/recursos/v1'),
   /** Base of the SII web portal, where CAF folios are requested (the simulator answers here too). */
   SII_PORTAL_URL: url.default('https://maullin.sii.cl'),
+  /**
+   * The claims registry RegistroReclamoDTE, the whole URL (production and certification differ
+   * in path too): production https://ws1.sii.cl/WSREGISTRORECLAMODTE/registroreclamodteservice.
+   */
+  SII_REGISTRO_URL: url.default('https://ws2.sii.cl/WSREGISTRORECLAMODTECERT/registroreclamodteservice'),
   SII_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** Background jobs (SII submission and polling, webhooks, e-mail) run in this process (src/jobs.ts). */
   JOBS_ENABLED: boolish.default(true),

@@ -50,3 +50,21 @@ export function santiagoTimestamp(d: Date): string {
   const f = fields(d);
   return `${f.year}-${f.month}-${f.day}T${f.hour}:${f.minute}:${f.second}`;
 }
+
+/**
+ * The instant a Santiago wall-clock time names ("YYYY-MM-DDTHH:MM:SS", no zone), or null when
+ * the text is not one. Santiago's offset (-04:00 or -03:00) is found by formatting a first guess
+ * back. A wall-clock time that a DST change skips or repeats (an hour a year each) maps to an
+ * instant within an hour of it: the SII's answers carry no zone to tell them apart.
+ */
+export function instantOfSantiagoTimestamp(local: string): Date | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/.exec(local);
+  if (!m) return null;
+  const asUtc = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!);
+  if (Number.isNaN(asUtc) || new Date(asUtc).toISOString().slice(0, 19) !== local) return null;
+  const offsetAt = (t: number) => Date.parse(`${santiagoTimestamp(new Date(t))}Z`) - t;
+  // Two rounds settle it: the offset at the first guess may differ from the offset at the answer.
+  let t = asUtc - offsetAt(asUtc);
+  t = asUtc - offsetAt(t);
+  return new Date(t);
+}

@@ -5,6 +5,7 @@
 import type { AuthStore } from './auth.ts';
 import type { CafIssuer } from './caf-issuer.ts';
 import type { Processor } from './processing.ts';
+import type { RegistroStore } from './registro-store.ts';
 import type { RegisteredIssuer } from './state.ts';
 
 export interface SimContext {
@@ -13,6 +14,8 @@ export interface SimContext {
   processor: Processor;
   issuers: Map<string, RegisteredIssuer>;
   cafs: CafIssuer;
+  /** The claims registry's documents, events and authorisations. */
+  registro: RegistroStore;
   /** NUM_ATENCION of the query services: a counter and the time. */
   nextAttentionNumber(): string;
 }

@@ -12,10 +12,16 @@
  *   POST   /sim/expire-tokens      → 204
  *   POST   /sim/cafs               {rut, type, count} → the CAF file (no authentication)
  *   GET    /sim/caf-key.pem        → the CAF-signing public key (PEM)
+ *   POST   /sim/registro/documents      {issuerRut, type, folio, receiverRut, receivedAt?} → 204
+ *                                       (another issuer's document, received by the SII then)
+ *   POST   /sim/registro/reception      {issuerRut, type, folio, receivedAt} → 204
+ *   POST   /sim/registro/authorizations {holderRut, companyRut} → 204
+ *   GET    /sim/registro/events?issuerRut=&type=&folio= → JSON list of the document's events
  */
 import type { IncomingMessage } from 'node:http';
 import type { FaultSpec } from './faults.ts';
 import { jsonReply, type Reply, reply, textReply } from './http-util.ts';
+import type { ReceivedDocumentInput } from './registro-store.ts';
 import type { RegisteredIssuer } from './state.ts';
 
 export interface SimControl {
@@ -28,6 +34,10 @@ export interface SimControl {
   setProcessingDelay(ms: number): void;
   expireTokens(): void;
   issueCaf(input: { rut: string; type: number; count: number }): Buffer;
+  registerReceivedDocument(input: ReceivedDocumentInput): void;
+  setReceptionDate(input: { issuerRut: string; type: number; folio: number; receivedAt: Date | string }): void;
+  authorizeUser(input: { holderRut: string; companyRut: string }): void;
+  registroEvents(input: { issuerRut: string; type: number; folio: number }): unknown[];
 }
 
 const noContent = (): Reply => ({ status: 204, headers: {}, body: Buffer.alloc(0) });
@@ -38,7 +48,7 @@ function parseJson(body: Buffer): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-function route(sim: SimControl, method: string, path: string, body: Buffer): Reply {
+function route(sim: SimControl, method: string, path: string, body: Buffer, query: URLSearchParams): Reply {
   const key = `${method} ${path}`;
   switch (key) {
     case 'GET /sim/uploads':
@@ -65,6 +75,24 @@ function route(sim: SimControl, method: string, path: string, body: Buffer): Rep
       const file = sim.issueCaf({ rut: String(input.rut), type: Number(input.type), count: Number(input.count) });
       return reply(200, file, 'text/xml; charset=ISO-8859-1');
     }
+    case 'POST /sim/registro/documents':
+      sim.registerReceivedDocument(parseJson(body) as unknown as ReceivedDocumentInput);
+      return noContent();
+    case 'POST /sim/registro/reception':
+      sim.setReceptionDate(parseJson(body) as unknown as Parameters<SimControl['setReceptionDate']>[0]);
+      return noContent();
+    case 'POST /sim/registro/authorizations':
+      sim.authorizeUser(parseJson(body) as unknown as { holderRut: string; companyRut: string });
+      return noContent();
+    case 'GET /sim/registro/events':
+      return jsonReply(
+        200,
+        sim.registroEvents({
+          issuerRut: query.get('issuerRut') ?? '',
+          type: Number(query.get('type')),
+          folio: Number(query.get('folio')),
+        }),
+      );
     case 'GET /sim/caf-key.pem':
       return reply(200, sim.cafPublicKeyPem, 'application/x-pem-file');
     default:
@@ -74,7 +102,7 @@ function route(sim: SimControl, method: string, path: string, body: Buffer): Rep
 
 export function handleControl(sim: SimControl, req: IncomingMessage, url: URL, body: Buffer): Reply {
   try {
-    return route(sim, req.method ?? 'GET', url.pathname, body);
+    return route(sim, req.method ?? 'GET', url.pathname, body, url.searchParams);
   } catch (e) {
     return textReply(400, (e as Error).message);
   }

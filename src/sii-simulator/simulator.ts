@@ -5,6 +5,8 @@
  *
  * - authentication: signed seed → token per service (auth.ts); uploads need Cookie TOKEN and a
  *   `PROG 1.0` User-Agent; identical bytes within 900 s → STATUS 99 (dte-upload.ts);
+ * - the claims registry RegistroReclamoDTE at its two paths (registro-reclamo.ts): the matrix
+ *   of actions within 8 days of the reception, events, cedibility, the reception date;
  * - processing: schema → SetDTE signature (RFR) → Carátula (RCT) → per document: folio already
  *   received → CAF expired → TED/CAF → DTE signature → references (processing.ts,
  *   document-checks.ts);
@@ -31,6 +33,8 @@ import { DEFAULT_SLOW_MS, FaultBoard, type FaultSpec } from './faults.ts';
 import { BodyTooLargeError, htmlReply, type Reply, readBody, textReply } from './http-util.ts';
 import { CafIssuer, DEFAULT_MAX_FOLIOS_PER_REQUEST, handleGeneraArchivo, SIMULATOR_CAF_IDK } from './portal.ts';
 import { Processor } from './processing.ts';
+import { handleRegistro, REGISTRO_PATHS } from './registro-reclamo.ts';
+import { type ReceivedDocumentInput, RegistroStore } from './registro-store.ts';
 import { visibleEstado } from './queries.ts';
 import { errorText, isFinal, type RegisteredIssuer, type UploadRecord } from './state.ts';
 import { isDtewsPath } from './soap.ts';
@@ -95,6 +99,21 @@ export interface SiiSimulator {
   issueCaf(input: { rut: string; type: number; count: number }): Buffer;
   /** Resolves once every upload received so far has reached its final state. */
   settled(): Promise<void>;
+  /**
+   * Claims registry: another issuer's document the SII received at `receivedAt` (default now),
+   * addressed to `receiverRut` — a supplier's factura, for tests of receiving.
+   */
+  registerReceivedDocument(input: ReceivedDocumentInput): void;
+  /** Claims registry: moves the SII's reception of a known document (day 7, day 9). */
+  setReceptionDate(input: { issuerRut: string; type: number; folio: number; receivedAt: Date | string }): void;
+  /** Claims registry: the certificate holder may act for the company (then only for those registered). */
+  authorizeUser(input: { holderRut: string; companyRut: string }): void;
+  /** Claims registry: a document's events as listarEventosHistDoc lists them. */
+  registroEvents(input: {
+    issuerRut: string;
+    type: number;
+    folio: number;
+  }): { codEvento: string; rutResponsable: string; at: string }[];
 }
 
 function summarize(u: UploadRecord): UploadSummary {
@@ -160,6 +179,7 @@ export function createSiiSimulator(options: SiiSimulatorOptions = {}): SiiSimula
     processor,
     issuers,
     cafs: new CafIssuer(cafKey, clock, issuers, options.maxFoliosPerRequest ?? DEFAULT_MAX_FOLIOS_PER_REQUEST),
+    registro: new RegistroStore(clock, processor.registry),
     nextAttentionNumber: () => `${++attention} ( ${santiagoTimestamp(clock()).replace('T', ' ').replace(/-/g, '/')})`,
   };
   const faultBoard = new FaultBoard();
@@ -189,6 +209,11 @@ export function createSiiSimulator(options: SiiSimulatorOptions = {}): SiiSimula
       return ctx.cafs.issue(valid, type, count).file;
     },
     settled: () => processor.settled(),
+    registerReceivedDocument: (input) => ctx.registro.registerReceived(input),
+    setReceptionDate: (input) => ctx.registro.setReception(input),
+    authorizeUser: ({ holderRut, companyRut }) => ctx.registro.authorize(holderRut, companyRut),
+    registroEvents: ({ issuerRut, type, folio }) =>
+      ctx.registro.history(normalizeRut(String(issuerRut)) ?? '', Number(type), Number(folio)),
     listen: (port = 0, host = '127.0.0.1') =>
       new Promise((resolve, reject) => {
         if (server) throw new Error('the simulator is already listening');
@@ -235,6 +260,7 @@ export function createSiiSimulator(options: SiiSimulatorOptions = {}): SiiSimula
     const path = requestUrl.pathname;
     if (path.startsWith('/sim/')) return handleControl(sim, req, requestUrl, body);
     if (isDtewsPath(path)) return handleDtews(ctx, req, requestUrl, path, body);
+    if ((REGISTRO_PATHS as readonly string[]).includes(path)) return handleRegistro(ctx, req, requestUrl, path, body);
     if (path === '/cgi_dte/UPL/DTEUpload') return handleDteUpload(ctx, req, body);
     if (path === '/cvc_cgi/dte/of_genera_archivo') return handleGeneraArchivo(ctx, req, body);
     if (path.startsWith(`${BOLETA_PREFIX}/`)) {

@@ -3,7 +3,8 @@
  * (docs/sii-reference.md §7, §8), one adapter per service the SII runs:
  * - dtews.ts: facturas, notas, guías — the DTEWS SOAP services, the DTEUpload CGI and the
  *   folio portal;
- * - boleta.ts: boletas — the boleta REST API.
+ * - boleta.ts: boletas — the boleta REST API;
+ * - registro-reclamo.ts: the claims registry (RegistroReclamoDTE), with the DTEWS token.
  *
  * Layers, bottom up:
  * - src/sii/http.ts: one HTTP exchange with a timeout, failures classified as unavailable
@@ -20,6 +21,7 @@
 import { type Logger, pino } from 'pino';
 import { createBoletaAdapter } from './boleta.ts';
 import { createDtewsAdapter } from './dtews.ts';
+import { createRegistroAdapter } from './registro-reclamo.ts';
 import { createSession, type SiiClientConfig } from './session.ts';
 import { TokenCache } from './token-cache.ts';
 import type { SiiClient } from './types.ts';
@@ -56,5 +58,6 @@ export function createSiiClient(opts: SiiClientOptions): SiiClient {
     documentStatus: (input) => (input.service === 'boleta' ? boleta : dte).documentStatus(input),
     // Folios come from the portal, which takes the DTEWS session for every document type.
     requestCaf: (input) => dte.requestCaf(input),
+    registro: createRegistroAdapter(session, (cert) => dte.authenticate(cert)),
   };
 }

@@ -36,6 +36,8 @@ export interface DtewsAdapter {
   uploadStatus(input: UploadStatusInput): Promise<UploadStatus>;
   documentStatus(input: DocumentStatusInput): Promise<DocumentStatus>;
   requestCaf(input: CafRequestInput): Promise<Buffer>;
+  /** Seed → signed seed → token: the claims registry takes the DTEWS token too. */
+  authenticate(cert: SigningCertificate): Promise<string>;
 }
 
 export function createDtewsAdapter(session: SiiSession): DtewsAdapter {
@@ -194,7 +196,7 @@ export function createDtewsAdapter(session: SiiSession): DtewsAdapter {
     );
   }
 
-  return { upload, uploadStatus, documentStatus, requestCaf };
+  return { upload, uploadStatus, documentStatus, requestCaf, authenticate };
 }
 
 /** A CAF file: XML (ISO-8859-1 as the SII sends it) with an AUTORIZACION root (docs/sii-reference.md §2). */

@@ -33,7 +33,8 @@ export type SiiClientConfig = Pick<
   | 'SII_BOLETA_UPLOAD_URL'
   | 'SII_PORTAL_URL'
   | 'SII_TIMEOUT_MS'
->;
+> &
+  Partial<Pick<Config, 'SII_REGISTRO_URL'>>;
 
 /**
  * The SII's gateways answer 401 / "no autenticado" to a valid token unless the User-Agent

@@ -10,6 +10,7 @@
  * not interchangeable.
  */
 import type { SigningCertificate } from '../dte/certificate.ts';
+import type { RegistroReclamoService } from './registro-types.ts';
 
 export type SiiService = 'dte' | 'boleta';
 
@@ -107,6 +108,8 @@ export interface SiiClient {
   documentStatus(input: DocumentStatusInput): Promise<DocumentStatus>;
   /** A CAF file (ISO-8859-1 bytes) for `count` new folios of `type`. */
   requestCaf(input: CafRequestInput): Promise<Buffer>;
+  /** The claims registry (RegistroReclamoDTE), with the DTEWS token: src/sii/registro-reclamo.ts. */
+  registro: RegistroReclamoService;
 }
 
 /**
