@@ -367,19 +367,6 @@ async function holds(
   return updated;
 }
 
-/**
- * The claims registry's client (SiiClient.registro, src/sii/registro-reclamo.ts; lands with the
- * `registry` branch: until then this names the part of it a decision uses).
- */
-interface RegistroIngresar {
-  ingresar(
-    cert: SigningCertificate,
-    key: { rutEmisor: string; tipoDoc: number; folio: number | bigint },
-    accion: Accion,
-  ): Promise<{ codResp: number; descResp: string; registered: boolean }>;
-}
-const registro = (ctx: AppContext) => (ctx.sii as unknown as { registro: RegistroIngresar }).registro;
-
 /** Takes the lease of a pending decision that is due; null when another worker holds it or it is not due. */
 async function claim(ctx: AppContext, id: string): Promise<ReceivedDecision | null> {
   const now = ctx.clock();
@@ -418,7 +405,7 @@ export async function registerDecision(ctx: AppContext, id: string): Promise<Rec
     cert = (await signingCertificate(ctx, issuer, true)).cert;
     for (const accion of d.actions as Accion[]) {
       if (registered.includes(accion)) continue;
-      const answer = await registro(ctx).ingresar(
+      const answer = await ctx.sii.registro.ingresar(
         cert,
         { rutEmisor: doc.emisorRut, tipoDoc: doc.type, folio: doc.folio },
         accion,

@@ -7,11 +7,12 @@
  * outage that leaves a decision pending until the SII answers again (registered once).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { SiiSimulator } from '../../src/sii-simulator/index.ts';
 import { buildTestApp, createTestTenant, type KeyClient, type TestApp } from '../helpers/app.ts';
 import { startMailCatcher, type MailCatcher } from '../helpers/events.ts';
 import { SUPPLIER, type Supplier, standInSupplier } from '../helpers/supplier.ts';
-import { manualClock } from '../helpers/time.ts';
-import { waitFor } from '../helpers/time.ts';
+import { createLiveIssuer, startLiveApp, startSimulator } from '../helpers/live.ts';
+import { manualClock, waitFor } from '../helpers/time.ts';
 import { xmllint, xmlsecVerify } from '../helpers/verify.ts';
 
 let t: TestApp;
@@ -253,5 +254,151 @@ describe('in sandbox (decided locally)', () => {
     expect(d.state).toBe('local');
     expect((await other.api.get(`/api/${other.rut}/recibidos_decisiones/${d.number}/resultado`)).statusCode).toBe(404);
     expect((await owner.get(`/api/${rut}/recibidos_decisiones/${d.number}/recibos`)).statusCode).toBe(404);
+  });
+});
+
+describe('in live, against the SII simulator', () => {
+  const PATH = '/WSREGISTRORECLAMODTE/registroreclamodteservice';
+  let sim: SiiSimulator;
+  let live: TestApp;
+
+  beforeAll(async () => {
+    const started = await startSimulator();
+    sim = started.sim;
+    live = await startLiveApp(sim, started.url, {
+      env: { TIMBRE_EXTRA_CAF_KEYS: `${sim.cafPublicKeyPem}\n${supplier.siiPublicKeyPem}`, SMTP_URL: mail.url },
+    });
+  });
+
+  /** A live issuer that received `count` facturas, which the SII knows it received (unless `unknownToSii`). */
+  async function liveReceived(count = 1, opts: { unknownToSii?: boolean } = {}) {
+    const li = await createLiveIssuer(live, sim, []);
+    const api = live.as(li.key);
+    const folios = Array.from({ length: count }, () => nextFolio++);
+    const res = await api.inject({
+      method: 'POST',
+      url: `/api/${li.rut}/recibidos`,
+      headers: { 'content-type': 'application/xml' },
+      payload: supplier.envelope(
+        li.rut,
+        folios.map((f) => supplier.dte(li.rut, f)),
+      ),
+    });
+    expect(res.json()).toMatchObject({ accepted: true });
+    if (!opts.unknownToSii) {
+      for (const folio of folios) {
+        sim.registerReceivedDocument({ issuerRut: SUPPLIER.rut, type: 33, folio, receiverRut: li.rut });
+      }
+    }
+    return { ...li, api, folios };
+  }
+
+  const siiEvents = (folio: number) =>
+    sim.registroEvents({ issuerRut: SUPPLIER.rut, type: 33, folio }).map((e) => e.codEvento);
+
+  it('accepts with a receipt: ACD and ERM registered at the SII (code 0), the answers signed, e-mailed and downloadable', async () => {
+    const { issuer, rut, api, folios } = await liveReceived();
+    const res = await accept(api, rut, folios[0]!, { recibo: { recinto: 'Bodega' }, email: ['dte@enacon.cl'] });
+    expect(res.statusCode).toBe(200);
+    const d = res.json().decision;
+    expect(d).toMatchObject({ state: 'done', actions: ['ACD', 'ERM'], registered: ['ACD', 'ERM'], attempts: 1 });
+    expect(d.sii.cod_resp).toBe(0);
+    expect(siiEvents(folios[0]!)).toEqual(['ACD', 'ERM']);
+    const resultado = (await api.get(new URL(d.resultado_url).pathname)).rawPayload;
+    expect(xmllint(resultado, 'RespuestaEnvioDTE_v10.xsd').ok).toBe(true);
+    expect(xmlsecVerify(resultado, { idAttrs: ['Resultado', 'http://www.sii.cl/SiiDte:Resultado'] }).ok).toBe(true);
+    const recibos = (await api.get(new URL(d.recibos_url).pathname)).rawPayload;
+    expect(xmllint(recibos, 'EnvioRecibos_v10.xsd').ok).toBe(true);
+    // The certificate holder signs the receipt (RutFirma).
+    expect(recibos.toString('latin1')).toContain('<RutFirma>13185095-6</RutFirma>');
+    await waitFor(() => mail.messages.some((m) => m.attachments.some((a) => a.content.equals(recibos))), {
+      what: 'the EnvioRecibos e-mailed to the supplier',
+    });
+    const events = await live.db.prisma.event.findMany({ where: { issuerId: issuer.id, type: 'received.accepted' } });
+    expect(events).toHaveLength(1);
+  });
+
+  for (const [motivo, accion] of [
+    ['contenido', 'RCD'],
+    ['falta_parcial', 'RFP'],
+    ['falta_total', 'RFT'],
+  ] as const) {
+    it(`claims ${motivo}: ${accion} registered at the SII`, async () => {
+      const { rut, api, folios } = await liveReceived();
+      const d = (await claim(api, rut, folios[0]!, motivo)).json().decision;
+      expect(d).toMatchObject({ state: 'done', registered: [accion] });
+      expect(siiEvents(folios[0]!)).toEqual([accion]);
+    });
+  }
+
+  it('an ERM after a claim is refused before the SII is called (6, in Spanish); nothing more is registered', async () => {
+    const { rut, api, folios } = await liveReceived();
+    await claim(api, rut, folios[0]!, 'falta_total');
+    const res = await accept(api, rut, folios[0]!, { recibo: { recinto: 'Bodega' } });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().error).toContain('code 6');
+    expect(res.json().error).toContain('No se puede otorgar recibo');
+    expect(siiEvents(folios[0]!)).toEqual(['RFT']);
+  });
+
+  it("the SII's own refusal (10: not received at the SII) ends the decision refused, with its code and an event", async () => {
+    const { issuer, rut, api, folios } = await liveReceived(1, { unknownToSii: true });
+    const d = (await accept(api, rut, folios[0]!)).json().decision;
+    expect(d.state).toBe('refused');
+    expect(d.sii.cod_resp).toBe(10);
+    expect(d.resultado_url).toBeNull();
+    expect(
+      await live.db.prisma.event.count({ where: { issuerId: issuer.id, type: 'received.decision_refused' } }),
+    ).toBe(1);
+    // Refused at the SII: it does not count as recorded, so it may be decided again.
+    sim.registerReceivedDocument({ issuerRut: SUPPLIER.rut, type: 33, folio: folios[0]!, receiverRut: rut });
+    expect((await accept(api, rut, folios[0]!)).json().decision.state).toBe('done');
+  });
+
+  it('an outage leaves the decision pending; the jobs register it when the SII is back, once', async () => {
+    const { issuer, rut, api, folios } = await liveReceived();
+    sim.setFault({ kind: 'down', paths: [PATH] });
+    const d = (await accept(api, rut, folios[0]!, { recibo: { recinto: 'Bodega' } })).json().decision;
+    expect(d).toMatchObject({ state: 'pending', registered: [] });
+    expect(d.last_error).toBeTruthy();
+    expect(siiEvents(folios[0]!)).toEqual([]);
+    // Still pending, and still refused by the matrix meanwhile (it counts as recorded).
+    expect((await accept(api, rut, folios[0]!)).statusCode).toBe(409);
+    sim.clearFaults();
+    await live.db.prisma.receivedDecision.updateMany({
+      where: { issuerId: issuer.id },
+      data: { nextRunAt: new Date() },
+    });
+    const done = await waitFor(
+      async () => {
+        const row = await live.db.prisma.receivedDecision.findFirstOrThrow({ where: { issuerId: issuer.id } });
+        return row.state === 'done' ? row : null;
+      },
+      { what: 'the decision registered by the jobs' },
+    );
+    expect(done.registered).toEqual(['ACD', 'ERM']);
+    expect(siiEvents(folios[0]!)).toEqual(['ACD', 'ERM']);
+    expect(await live.db.prisma.event.count({ where: { issuerId: issuer.id, type: 'received.accepted' } })).toBe(1);
+  });
+
+  it('an answer lost after the SII recorded the action: the retry is answered 7 and counts as done, registered once', async () => {
+    const { issuer, rut, api, folios } = await liveReceived();
+    sim.setFault({ kind: 'timeout-after-receipt', paths: [PATH], count: 1, delayMs: 10 });
+    const d = (await accept(api, rut, folios[0]!)).json().decision;
+    expect(d.state).toBe('pending');
+    expect(siiEvents(folios[0]!)).toEqual(['ACD']);
+    await live.db.prisma.receivedDecision.updateMany({
+      where: { issuerId: issuer.id },
+      data: { nextRunAt: new Date() },
+    });
+    const done = await waitFor(
+      async () => {
+        const row = await live.db.prisma.receivedDecision.findFirstOrThrow({ where: { issuerId: issuer.id } });
+        return row.state === 'done' ? row : null;
+      },
+      { what: 'the decision registered by the jobs' },
+    );
+    expect(done.codResp).toBe(7);
+    expect(siiEvents(folios[0]!)).toEqual(['ACD']);
   });
 });
