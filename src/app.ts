@@ -20,6 +20,7 @@ import { registerSecurityHeaders } from './http/security-headers.ts';
 import { errorBody, registerErrorHandler, sendError } from './http/error-handler.ts';
 import { emisionesRoute } from './http/routes/emisiones.ts';
 import { recibidoRoute } from './http/routes/recibido.ts';
+import { recibidoPdfRoute } from './http/routes/recibido-pdf.ts';
 import { recibidosRoute } from './http/routes/recibidos.ts';
 import { recibidosFilesRoutes } from './http/routes/recibidos-files.ts';
 import { recibidosUploadRoute } from './http/routes/recibidos-upload.ts';
@@ -192,6 +193,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(recibidoDecisionRoutes(ctx));
   await app.register(recibidosDecisionesRoute(ctx));
   await app.register(recibidosDecisionFilesRoutes(ctx));
+  await app.register(recibidoPdfRoute(ctx));
   await app.register(dashboard(ctx), { prefix: '/dashboard' });
 
   await app.register(async (instance) => {

@@ -50,6 +50,10 @@ export const receivedDetailSchema = receivedDocumentSchema.extend({
   decisions: z
     .array(decisionSchema)
     .meta({ description: 'Its acceptances and claims (…/aceptar, …/reclamar), oldest first.' }),
+  pdf_url: z.string().meta({
+    format: 'uri',
+    description: "The document printed by Timbre, with the supplier's TED (needs an API key of the issuer).",
+  }),
 });
 
 export const receptionSchema = z.object({

@@ -6,11 +6,14 @@
  * exact folio. Received volumes are a fraction of issued ones; a plain count answers `total`.
  */
 import { calendarDate, toDbDate } from '../dte/calendar-date.ts';
+import type { PdfFormat } from '../dte/pdf/index.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import type { Issuer, Prisma, ReceivedState } from '../generated/prisma/client.ts';
 import { searchable } from '../issuing/document-view.ts';
 import { type DecisionView, decisionsOf } from './decisions.ts';
+import { printedReceivedDte } from './printed-dte.ts';
+import { type ReceptionView, receptionView } from './receive.ts';
 import {
   type ReceivedDocumentDetail,
   type ReceivedDocumentView,
@@ -110,12 +113,69 @@ export async function receivedXml(
   return { filename: `DTE_${key.emisor}_T${key.type}_F${key.folio}.xml`, body: Buffer.from(row.xml) };
 }
 
+/**
+ * The received document's PDF, rendered by Timbre from the XML as received (src/receiving/printed-dte.ts)
+ * in the issued documents' layout, with the supplier's TED as its PDF417; under the stamp, the
+ * supplier's resolution from its envelope's Carátula. Rendered on each download, in the PDF
+ * worker pool (received documents are opened a few times, not served publicly like issued ones).
+ */
+export async function receivedPdf(
+  ctx: AppContext,
+  issuer: Issuer,
+  key: { emisor: string; type: number; folio: number },
+  format: PdfFormat,
+): Promise<{ filename: string; body: Buffer }> {
+  const row = await findReceived(ctx, issuer, key);
+  const envelope = await ctx.db.prisma.receivedEnvelope.findUniqueOrThrow({
+    where: { id: row.envelopeId },
+    select: { xml: true },
+  });
+  const printed = printedReceivedDte(Buffer.from(row.xml), caratulaResolution(Buffer.from(envelope.xml)));
+  if (!printed) {
+    throw new AppError(
+      'RECEIVED_DOCUMENT_NOT_FOUND',
+      `The received document ${key.type}/${key.folio} is not printable.`,
+    );
+  }
+  const body = await ctx.pdf.render(
+    { doc: printed.doc, ted: printed.ted, format, sandbox: printed.certification, received: true },
+    `received:${row.id}:${format}`,
+  );
+  const suffix = format === '80mm' ? '_80mm' : '';
+  return { filename: `DTE_${key.emisor}_T${key.type}_F${key.folio}${suffix}.pdf`, body };
+}
+
+/** FchResol and NroResol of an EnvioDTE's Carátula (its first kilobytes); null for a lone DTE. */
+function caratulaResolution(envelope: Buffer): { date: string; number: number } | null {
+  const head = envelope.subarray(0, 16_384).toString('latin1');
+  const date = /<FchResol>\s*(\d{4}-\d{2}-\d{2})\s*<\/FchResol>/.exec(head)?.[1];
+  const number = /<NroResol>\s*(\d{1,6})\s*<\/NroResol>/.exec(head)?.[1];
+  return date && number ? { date, number: Number(number) } : null;
+}
+
 async function findEnvelope(ctx: AppContext, issuer: Issuer, number: number) {
   const row = await ctx.db.prisma.receivedEnvelope.findFirst({
     where: { issuerId: issuer.id, number: BigInt(number) },
   });
   if (!row) throw new AppError('RECEIVED_ENVELOPE_NOT_FOUND', `No received envelope ${number} for ${issuer.rut}.`);
   return row;
+}
+
+/** A received file's verdict, as `POST /recibidos` answered it (the dashboard's page of an upload). */
+export async function envelopeReception(ctx: AppContext, issuer: Issuer, number: number): Promise<ReceptionView> {
+  const row = await ctx.db.prisma.receivedEnvelope.findFirst({
+    where: { issuerId: issuer.id, number: BigInt(number) },
+    omit: { xml: true },
+    include: { receivedDocuments: { omit: { xml: true }, orderBy: { createdAt: 'asc' } } },
+  });
+  if (!row) throw new AppError('RECEIVED_ENVELOPE_NOT_FOUND', `No received envelope ${number} for ${issuer.rut}.`);
+  const { receivedDocuments, ...envelope } = row;
+  return receptionView(
+    ctx,
+    issuer,
+    { ...envelope, xml: new Uint8Array() },
+    receivedDocuments.map((d) => ({ ...d, xml: new Uint8Array() })),
+  );
 }
 
 /** A received file exactly as it came, or the RespuestaDTE that answered it. */

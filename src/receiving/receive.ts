@@ -344,7 +344,7 @@ async function recordEvents(
   }
 }
 
-function receptionView(
+export function receptionView(
   ctx: AppContext,
   issuer: Issuer,
   envelope: ReceivedEnvelope,

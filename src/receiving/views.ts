@@ -24,6 +24,7 @@ export interface ReceivedDocumentDetail extends ReceivedDocumentView {
   checks: CheckResult[];
   ted: { idk: number; caf_from: number; caf_to: number } | null;
   respuesta_url: string | null;
+  pdf_url: string;
 }
 
 function receivedDocumentUrl(
@@ -77,5 +78,6 @@ export function receivedDocumentDetail(
     checks: d.checks as unknown as CheckResult[],
     ted: model.ted,
     respuesta_url: envelope.respuestaXml ? respuestaUrl(ctx, issuer, envelope.number) : null,
+    pdf_url: `${receivedDocumentUrl(ctx, issuer, d)}/pdf`,
   };
 }

@@ -7,6 +7,7 @@ import { documentRoutes } from './routes/documents.ts';
 import { folioRoutes } from './routes/folios.ts';
 import { issueRoutes } from './routes/issue.ts';
 import { keyRoutes } from './routes/keys.ts';
+import { receivedRoutes } from './routes/received.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { userRoutes } from './routes/users.ts';
@@ -22,6 +23,7 @@ export function dashboard(ctx: AppContext): FastifyPluginAsync {
     for (const routes of [
       sessionRoutes,
       documentRoutes,
+      receivedRoutes,
       issueRoutes,
       folioRoutes,
       certificateRoutes,

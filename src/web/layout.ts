@@ -5,10 +5,20 @@ import type { Issuer } from '../admin/issuers.ts';
 import { ROLE_LABELS, rut } from './format.ts';
 import { type Html, html, type Renderable } from './html.ts';
 
-type NavKey = 'documentos' | 'emitir' | 'folios' | 'certificado' | 'claves' | 'webhooks' | 'usuarios' | 'configuracion';
+type NavKey =
+  | 'documentos'
+  | 'recibidos'
+  | 'emitir'
+  | 'folios'
+  | 'certificado'
+  | 'claves'
+  | 'webhooks'
+  | 'usuarios'
+  | 'configuracion';
 
 const NAV: { key: NavKey; label: string; ownerOnly?: boolean }[] = [
   { key: 'documentos', label: 'Documentos' },
+  { key: 'recibidos', label: 'Recibidos' },
   { key: 'emitir', label: 'Emitir' },
   { key: 'folios', label: 'Folios' },
   { key: 'certificado', label: 'Certificado' },

@@ -162,6 +162,13 @@ export interface paths {
      */
     get: operations["downloadReceivedAnswer"];
   };
+  "/api/{rut}/recibidos/{emisor}/{type}/{folio}/pdf": {
+    /**
+     * Download a received document as PDF
+     * @description The received document rendered by Timbre from its XML as received, in the layout of issued documents, with the supplier's TED as its PDF417: letter size, or an 80 mm roll with `format=80mm`. One copy (no cedible copy). A document stamped with a certification CAF (IDK 100) is marked "CERTIFICACIÓN SII — SIN VALIDEZ TRIBUTARIA".
+     */
+    get: operations["downloadReceivedPdf"];
+  };
 }
 
 export type webhooks = Record<string, never>;
@@ -4748,6 +4755,11 @@ export interface operations {
               } | null;
               /** @description The RespuestaDTE that answered its envelope. */
               respuesta_url: string | null;
+              /**
+               * Format: uri
+               * @description The document printed by Timbre, with the supplier's TED (needs an API key of the issuer).
+               */
+              pdf_url: string;
             };
           };
         };
@@ -5311,6 +5323,178 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & ({
             /** @enum {string} */
             code?: "ISSUER_NOT_FOUND" | "RECEIVED_ENVELOPE_NOT_FOUND";
+          });
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Download a received document as PDF
+   * @description The received document rendered by Timbre from its XML as received, in the layout of issued documents, with the supplier's TED as its PDF417: letter size, or an 80 mm roll with `format=80mm`. One copy (no cedible copy). A document stamped with a certification CAF (IDK 100) is marked "CERTIFICACIÓN SII — SIN VALIDEZ TRIBUTARIA".
+   */
+  downloadReceivedPdf: {
+    parameters: {
+      query?: {
+        /** @description letter (default) or 80mm, for a thermal roll printer. */
+        format?: "letter" | "80mm";
+        /** @description 1: `Content-Disposition: attachment` (save instead of show). */
+        download?: "0" | "1";
+      };
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+        /** @description The supplier's RUT (RUTEmisor), e.g. 76354771-K. */
+        emisor: string;
+        /** @description Document type (TipoDTE). */
+        type: number;
+        /** @description Folio. */
+        folio: number;
+      };
+    };
+    responses: {
+      /** @description The PDF */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          /** @description `inline` (or `attachment` with `download=1`) and the file name, `DTE_<rut>_T<type>_F<folio>.<ext>`. */
+          "Content-Disposition"?: string;
+        };
+        content: {
+          "application/pdf": string;
+          "application/json": unknown;
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED";
+          };
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER";
+          };
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       * - `RECEIVED_DOCUMENT_NOT_FOUND`: No received document with that issuer, type and folio.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND" | "RECEIVED_DOCUMENT_NOT_FOUND";
           });
         };
       };

@@ -447,6 +447,12 @@ describe('every error answer is documented on its operation', () => {
       request: () => ({ method: 'GET', url: `/api/${rut}/recibidos/76354771-K/33/1/xml`, headers: auth(owner) }),
     },
     {
+      name: 'no such received document to print',
+      op: 'downloadReceivedPdf',
+      code: 'RECEIVED_DOCUMENT_NOT_FOUND',
+      request: () => ({ method: 'GET', url: `/api/${rut}/recibidos/76354771-K/33/1/pdf`, headers: auth(owner) }),
+    },
+    {
       name: 'no such received envelope',
       op: 'downloadReceivedEnvelope',
       code: 'RECEIVED_ENVELOPE_NOT_FOUND',
@@ -507,6 +513,7 @@ describe('the description', () => {
       'downloadPdf',
       'downloadReceivedAnswer',
       'downloadReceivedEnvelope',
+      'downloadReceivedPdf',
       'downloadReceivedXml',
       'downloadXml',
       'emailDocument',

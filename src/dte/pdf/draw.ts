@@ -3,13 +3,13 @@
  * our own word wrap), blocks and pagination, the TED stamp block and the sandbox band.
  */
 import PDFDocument from 'pdfkit';
-import { DTE_NAMES, type DteDocument } from '../model.ts';
 import { formatRutDisplay } from '../rut.ts';
 import type { TedBarcode } from './barcode.ts';
+import type { PrintedDocument } from './printed.ts';
 import { MM, type PdfFormat } from './units.ts';
 
 export { MM, type PdfFormat };
-import { ACUSE_LEGEND, printable } from './words.ts';
+import { ACUSE_LEGEND, documentTitle, printable } from './words.ts';
 
 export interface PdfOptions {
   format: PdfFormat;
@@ -20,10 +20,17 @@ export interface PdfOptions {
    * sandbox mark, and no PDF417 stamp (there is no TED without a folio).
    */
   draft?: boolean;
+  /**
+   * A document a supplier sent (src/receiving/): one copy only (the cedible copy and its acuse
+   * de recibo box are the supplier's to print), and `sandbox` means the supplier's TED was
+   * stamped with a certification CAF (IDK 100), marked CERTIFICATION_MARK.
+   */
+  received?: boolean;
 }
 
 export const SANDBOX_MARK = 'SANDBOX — SIN VALIDEZ TRIBUTARIA';
 export const DRAFT_MARK = 'BORRADOR — SIN FOLIO';
+export const CERTIFICATION_MARK = 'CERTIFICACIÓN SII — SIN VALIDEZ TRIBUTARIA';
 
 export type FontName = 'Helvetica' | 'Helvetica-Bold' | 'Helvetica-Oblique';
 export const REGULAR: FontName = 'Helvetica';
@@ -234,17 +241,20 @@ export const gap = (height: number): Block => ({ height, draw() {} });
 /** The stamp: quiet zone, symbol, quiet zone, legend ([MUE]; docs/sii-reference.md §3.3, font ≥ 6 pt). */
 export function stampBlock(
   pen: Pen,
-  doc: DteDocument,
+  doc: PrintedDocument,
   barcode: TedBarcode | null,
   x: number,
   captionSize: number,
 ): Block {
   if (!barcode) return draftStampBlock(pen, x, captionSize);
   const quiet = 0.25 * 72; // 0.25" on every side (docs/sii-reference.md §3.3)
-  const year = doc.issuer.resolutionDate.slice(0, 4);
+  const { resolutionDate, resolutionNumber } = doc.issuer;
+  // A received lone DTE carries no Carátula, so its issuer's resolution is unknown: no Res. line.
   const caption = [
     'Timbre Electrónico SII',
-    `Res. ${doc.issuer.resolutionNumber} de ${year}`,
+    ...(resolutionDate && resolutionNumber !== undefined
+      ? [`Res. ${resolutionNumber} de ${resolutionDate.slice(0, 4)}`]
+      : []),
     'Verifique documento: www.sii.cl',
   ];
   const leading = captionSize + 2.5;
@@ -304,8 +314,8 @@ export function sandboxBand(
   pen.text(mark, x + width / 2, y + (height - size) / 2 + 0.5, BOLD, size, '#ffffff', 'center');
 }
 
-export function newDocument(doc: DteDocument): PDFKit.PDFDocument {
-  const title = `${DTE_NAMES[doc.type]} Nº ${doc.folio}`;
+export function newDocument(doc: PrintedDocument): PDFKit.PDFDocument {
+  const title = `${documentTitle(doc.type)} Nº ${doc.folio}`;
   return new PDFDocument({
     autoFirstPage: false,
     compress: true,

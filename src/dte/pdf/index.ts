@@ -9,15 +9,16 @@
  * (WinAnsi), whose metrics ship inside pdfkit's JavaScript, so nothing is read from disk at run
  * time. Nothing that depends on a document is cached between calls.
  */
-import type { DteDocument } from '../model.ts';
 import { tedBarcode } from './barcode.ts';
-import { DRAFT_MARK, newDocument, type PdfOptions, Pen, paginate, SANDBOX_MARK } from './draw.ts';
+import { CERTIFICATION_MARK, DRAFT_MARK, newDocument, type PdfOptions, Pen, paginate, SANDBOX_MARK } from './draw.ts';
 import { letterLayout } from './letter.ts';
+import type { PrintedDocument } from './printed.ts';
 import { rollLayout } from './roll.ts';
 import { cedibleLegend } from './words.ts';
 
 export { tedBarcode } from './barcode.ts';
 export { type PdfFormat, type PdfOptions, SANDBOX_MARK } from './draw.ts';
+export type { PrintedDocument, PrintedTotalRow } from './printed.ts';
 export { formatAmount, formatDateLong, formatDecimal } from './words.ts';
 
 /**
@@ -27,11 +28,13 @@ export { formatAmount, formatDateLong, formatDecimal } from './words.ts';
  *
  * Facturas (33, 34), facturas de compra (46) and guías (52) print two copies in one PDF: the
  * tributary copy, then the cedible copy marked "CEDIBLE" ("CEDIBLE CON SU FACTURA" on a guía)
- * with the acuse de recibo box of Ley 19.983 ([MUE] §1.4). Notes and boletas print one.
+ * with the acuse de recibo box of Ley 19.983 ([MUE] §1.4). Notes and boletas print one, and so
+ * does a received document (`opts.received`).
  */
-export async function renderPdf(doc: DteDocument, ted: string, opts: PdfOptions): Promise<Buffer> {
+export async function renderPdf(doc: PrintedDocument, ted: string, opts: PdfOptions): Promise<Buffer> {
   const barcode = opts.draft ? null : tedBarcode(ted, opts.format);
-  const mark = opts.draft ? DRAFT_MARK : opts.sandbox ? SANDBOX_MARK : null;
+  const sandboxMark = opts.received ? CERTIFICATION_MARK : SANDBOX_MARK;
+  const mark = opts.draft ? DRAFT_MARK : opts.sandbox ? sandboxMark : null;
   const pdf = newDocument(doc);
   const pen = new Pen(pdf);
 
@@ -42,8 +45,9 @@ export async function renderPdf(doc: DteDocument, ted: string, opts: PdfOptions)
     pdf.on('error', reject);
   });
 
-  // A draft is one copy: the cedible copy exists only for an issued document.
-  const legend = opts.draft ? null : cedibleLegend(doc.type);
+  // A draft is one copy: the cedible copy exists only for an issued document; a received one
+  // is the receiver's copy (the cedible copy is the supplier's to print and hand over).
+  const legend = opts.draft || opts.received ? null : cedibleLegend(doc.type);
   for (const copy of legend ? [null, legend] : [null]) {
     const layout =
       opts.format === '80mm' ? rollLayout(pen, doc, barcode, mark, copy) : letterLayout(pen, doc, barcode, mark, copy);

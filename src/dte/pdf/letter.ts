@@ -2,9 +2,10 @@
  * The US letter layout (the classic factura, [MUE]): issuer and red box on top, the receiver grid,
  * lines and references, then the stamp bottom-left and totals bottom-right on the last page.
  */
-import { DTE_NAMES, type DocumentLine, type DocumentReference, type DteDocument } from '../model.ts';
+import type { DocumentLine, DocumentReference } from '../model.ts';
 import { formatRutDisplay } from '../rut.ts';
 import type { TedBarcode } from './barcode.ts';
+import type { PrintedDocument } from './printed.ts';
 import {
   BOLD,
   type Block,
@@ -25,6 +26,7 @@ import {
 } from './draw.ts';
 import {
   discountText,
+  documentTitle,
   formatAmount,
   formatDateLong,
   formatDateShort,
@@ -49,7 +51,7 @@ const STAMP_X = 22 * MM;
  */
 export function letterLayout(
   pen: Pen,
-  doc: DteDocument,
+  doc: PrintedDocument,
   barcode: TedBarcode | null,
   mark: string | null,
   cedible: string | null = null,
@@ -61,7 +63,7 @@ export function letterLayout(
   // Header: issuer on the left, the red box on the right ([MUE] "recuadro" with RUT, type, folio).
   const boxWidth = 74 * MM;
   const boxX = right - boxWidth;
-  const boxTitle = pen.wrap(DTE_NAMES[doc.type], BOLD, 12, boxWidth - 20);
+  const boxTitle = pen.wrap(documentTitle(doc.type), BOLD, 12, boxWidth - 20);
   const boxLeading = 16;
   const boxHeight = 12 + boxLeading * (boxTitle.length + 2) + 4;
   // "S.I.I. - <unit>": the issuer's SII office, not its city ([MUE] §1.1.7 "Sucursal SII").

@@ -8,15 +8,15 @@
  * dependency); the built service runs the compiled `.js` next to this module.
  */
 import { Worker } from 'node:worker_threads';
-import type { DteDocument } from '../model.ts';
-import type { PdfFormat } from './index.ts';
+import type { PdfFormat, PrintedDocument } from './index.ts';
 import type { RenderResult, RenderTask } from './worker.ts';
 
 interface PdfRenderInput {
-  doc: DteDocument;
+  doc: PrintedDocument;
   ted: string;
   format: PdfFormat;
   sandbox: boolean;
+  received?: boolean;
 }
 
 export interface PdfRenderer {

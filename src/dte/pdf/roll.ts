@@ -2,9 +2,10 @@
  * The 80 mm thermal roll layout (boletas, point of sale, [MUE]): one column, the page as long as
  * the content.
  */
-import { DTE_NAMES, type DocumentLine, type DocumentReference, type DteDocument } from '../model.ts';
+import type { DocumentLine, DocumentReference } from '../model.ts';
 import { formatRutDisplay } from '../rut.ts';
 import type { TedBarcode } from './barcode.ts';
+import type { PrintedDocument } from './printed.ts';
 import {
   BOLD,
   type Block,
@@ -26,6 +27,7 @@ import {
 } from './draw.ts';
 import {
   discountText,
+  documentTitle,
   formatAmount,
   formatDateLong,
   formatDateShort,
@@ -50,7 +52,7 @@ const ROLL_MARGIN = 4 * MM;
 /** `cedible`: null for the tributary copy, else the destination legend of the second copy ([MUE] §1.4). */
 export function rollLayout(
   pen: Pen,
-  doc: DteDocument,
+  doc: PrintedDocument,
   barcode: TedBarcode | null,
   mark: string | null,
   cedible: string | null = null,
@@ -87,7 +89,7 @@ export function rollLayout(
   if (mark) blocks.push({ height: 20, draw: (y) => sandboxBand(pen, left, y, width, 14, 7.5, mark) });
 
   const boxWidth = width - 16;
-  const title = pen.wrap(DTE_NAMES[doc.type], BOLD, 9, boxWidth - 12);
+  const title = pen.wrap(documentTitle(doc.type), BOLD, 9, boxWidth - 12);
   const boxHeight = 8 + 12 * (title.length + 2) + 2;
   // "S.I.I. - <unit>": the issuer's SII office, not its city ([MUE] §1.1.7 "Sucursal SII").
   const office = doc.issuer.siiOffice;

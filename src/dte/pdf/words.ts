@@ -3,7 +3,8 @@
  * labels of the SII's codes (document types, CodRef, IndTraslado, TipoDespacho), plus the totals
  * rows. What changes here is wording, not layout.
  */
-import type { DocumentLine, DocumentReference, DteDocument, DteType } from '../model.ts';
+import { DTE_NAMES, type DocumentLine, type DocumentReference, type DteType } from '../model.ts';
+import type { PrintedDocument, PrintedTotalRow } from './printed.ts';
 import { GENERIC_BOLETA_RUT } from '../rut.ts';
 
 /**
@@ -108,6 +109,22 @@ const REFERENCE_TYPE_NAMES: Record<string, string> = {
   '813': 'Pasaporte',
 };
 
+/**
+ * Names of the types a supplier may send that Timbre does not issue ([FMT] table of document
+ * types): printed on a received document's box.
+ */
+const OTHER_DTE_NAMES: Record<number, string> = {
+  43: 'LIQUIDACIÓN FACTURA ELECTRÓNICA',
+  110: 'FACTURA DE EXPORTACIÓN ELECTRÓNICA',
+  111: 'NOTA DE DÉBITO DE EXPORTACIÓN ELECTRÓNICA',
+  112: 'NOTA DE CRÉDITO DE EXPORTACIÓN ELECTRÓNICA',
+};
+
+/** The document's name on its boxed header; an unknown type is named by its number. */
+export function documentTitle(type: number): string {
+  return DTE_NAMES[type as DteType] ?? OTHER_DTE_NAMES[type] ?? `DOCUMENTO TRIBUTARIO ELECTRÓNICO TIPO ${type}`;
+}
+
 /** CodRef ([FMT] §E): what the reference does to the referenced document. */
 const REFERENCE_CODE_TEXT: Record<1 | 2 | 3, string> = {
   1: 'Anula documento de referencia',
@@ -143,7 +160,7 @@ export function referenceReason(ref: DocumentReference): string {
   return ref.reason ?? code ?? '';
 }
 
-export function transferText(doc: DteDocument): { transfer?: string; dispatch?: string } {
+export function transferText(doc: PrintedDocument): { transfer?: string; dispatch?: string } {
   if (doc.type !== 52 || !doc.dispatch) return {};
   const t = doc.dispatch.transferType;
   const d = doc.dispatch.dispatchType;
@@ -153,17 +170,14 @@ export function transferText(doc: DteDocument): { transfer?: string; dispatch?: 
   };
 }
 
-const isExemptType = (t: DteType): boolean => t === 34 || t === 41;
+const isExemptType = (t: number): boolean => t === 34 || t === 41;
 
-export interface TotalRow {
-  label: string;
-  value: string;
-  strong?: boolean;
-}
+type TotalRow = PrintedTotalRow;
 
 /** The totals block ([FMT] Totales): neto / exento / IVA / retention / total; boletas print the
  * total and the VAT it includes. */
-export function totalRows(doc: DteDocument): TotalRow[] {
+export function totalRows(doc: PrintedDocument): TotalRow[] {
+  if (doc.totalRows) return doc.totalRows;
   const t = doc.totals;
   const rate = t.vatRate || doc.issuer.vatRate;
   const rows: TotalRow[] = [];
@@ -191,7 +205,7 @@ export function totalRows(doc: DteDocument): TotalRow[] {
 }
 
 /** Boletas to an anonymous buyer (66.666.666-6 without a name) may omit the receiver block [FMTB]. */
-export function hasReceiver(doc: DteDocument): boolean {
+export function hasReceiver(doc: PrintedDocument): boolean {
   const r = doc.receiver;
   return !(r.rut === GENERIC_BOLETA_RUT && !r.name && !r.address);
 }
@@ -219,7 +233,7 @@ const PAYMENT_METHOD_TEXT: Record<number, string> = {
  * facturas (33, 34) and facturas de compra (46) say "CEDIBLE", guías "CEDIBLE CON SU FACTURA";
  * notes and boletas have no cedible copy.
  */
-export function cedibleLegend(type: DteType): string | null {
+export function cedibleLegend(type: number): string | null {
   if (type === 33 || type === 34 || type === 46) return 'CEDIBLE';
   if (type === 52) return 'CEDIBLE CON SU FACTURA';
   return null;
@@ -230,7 +244,7 @@ export const ACUSE_LEGEND =
   'El acuse de recibo que se declara en este acto, de acuerdo a lo dispuesto en la letra b) del Art. 4°, y la letra c) del Art. 5° de la Ley 19.983, acredita que la entrega de mercaderías o servicio(s) prestado(s) ha(n) sido recibido(s).';
 
 /** Payment lines printed with the document data: FmaPago, or a boleta's MedioPago. */
-export function paymentText(doc: DteDocument): { label: string; value: string } | null {
+export function paymentText(doc: PrintedDocument): { label: string; value: string } | null {
   if (doc.payment) return { label: 'Forma de pago:', value: PAYMENT_TEXT[doc.payment] ?? String(doc.payment) };
   if (doc.paymentMethod) {
     return { label: 'Medio de pago:', value: PAYMENT_METHOD_TEXT[doc.paymentMethod] ?? String(doc.paymentMethod) };
@@ -239,7 +253,7 @@ export function paymentText(doc: DteDocument): { label: string; value: string } 
 }
 
 /** Where a guía's goods go ([FMT] Transporte DirDest, CmnaDest, CiudadDest) and the vehicle. */
-export function destinationText(doc: DteDocument): { destination?: string; vehicle?: string } {
+export function destinationText(doc: PrintedDocument): { destination?: string; vehicle?: string } {
   const t = doc.dispatch?.transport;
   if (!t) return {};
   const destination = [t.address, t.comuna, t.city].filter(Boolean).join(', ');

@@ -3,21 +3,21 @@
  * that calls the renderer's exported entry point, `renderPdf`, off the main event loop.
  */
 import { parentPort } from 'node:worker_threads';
-import type { DteDocument } from '../model.ts';
-import { type PdfFormat, renderPdf } from './index.ts';
+import { type PdfFormat, type PrintedDocument, renderPdf } from './index.ts';
 
 export interface RenderTask {
   id: number;
-  doc: DteDocument;
+  doc: PrintedDocument;
   ted: string;
   format: PdfFormat;
   sandbox: boolean;
+  received?: boolean;
 }
 
 export type RenderResult = { id: number; ok: true; pdf: Uint8Array } | { id: number; ok: false; error: string };
 
 parentPort?.on('message', (task: RenderTask) => {
-  renderPdf(task.doc, task.ted, { format: task.format, sandbox: task.sandbox }).then(
+  renderPdf(task.doc, task.ted, { format: task.format, sandbox: task.sandbox, received: task.received }).then(
     (pdf) => {
       const bytes = new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength);
       parentPort?.postMessage({ id: task.id, ok: true, pdf: bytes } satisfies RenderResult);

@@ -36,6 +36,7 @@ export function recibidoRoute(ctx: AppContext): FastifyPluginAsyncZod {
                   ted: { idk: 300, caf_from: 101, caf_to: 200 },
                   respuesta_url: 'https://timbre.example.cl/api/76086428-5/recibidos_envios/12/respuesta',
                   decisions: [],
+                  pdf_url: 'https://timbre.example.cl/api/76086428-5/recibidos/76354771-K/33/170/pdf',
                 },
               },
             },

@@ -12,6 +12,7 @@ import { preSessionCsrf, SESSION_COOKIE, sendHtml, setCookie, signedIn } from '.
 const PAGES = new Set([
   'documentos',
   'emitir',
+  'recibidos',
   'folios',
   'certificado',
   'claves',

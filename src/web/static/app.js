@@ -27,6 +27,32 @@
     });
   }
 
+  // Recibidos: drop an EnvioDTE on the upload form; it goes in the file input and is sent.
+  for (const zone of document.querySelectorAll('form[data-dropzone]')) {
+    const input = zone.querySelector('input[type="file"]');
+    const hint = zone.querySelector('[data-dropzone-hint]');
+    if (!input || typeof DataTransfer === 'undefined') continue;
+    if (hint) hint.hidden = false;
+    const over = (event) => {
+      event.preventDefault();
+      zone.classList.add('dragging');
+    };
+    zone.addEventListener('dragenter', over);
+    zone.addEventListener('dragover', over);
+    zone.addEventListener('dragleave', () => zone.classList.remove('dragging'));
+    zone.addEventListener('drop', (event) => {
+      event.preventDefault();
+      zone.classList.remove('dragging');
+      const file = event.dataTransfer?.files?.[0];
+      if (!file) return;
+      const list = new DataTransfer();
+      list.items.add(file);
+      input.files = list.files;
+      if (hint) hint.textContent = `Subiendo ${file.name}…`;
+      zone.requestSubmit();
+    });
+  }
+
   const form = document.querySelector('form[data-issue-form]');
   if (!form) return;
 
