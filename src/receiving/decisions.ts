@@ -50,7 +50,7 @@ const MOTIVO_ACCION: Record<Motivo, Accion> = { contenido: 'RCD', falta_parcial:
 const CLAIMS: readonly Accion[] = ['RCD', 'RFP', 'RFT'];
 
 /** The registry's `tipoDoc` ([WSRR]): factura, factura exenta, liquidación-factura. */
-const DECIDABLE_TYPES: readonly number[] = [33, 34, 43];
+export const DECIDABLE_TYPES: readonly number[] = [33, 34, 43];
 
 /**
  * The types a ResultadoDTE and a Recibo may name (`DTEType`, `DocType` in SiiTypes_v10.xsd): a
@@ -188,12 +188,26 @@ function decisionView(
   };
 }
 
-/** The refusal of one decision, before the SII is called. */
-function refusal(code: RefusalCode, doc: DocumentKey): AppError {
-  const which = `${doc.type} N° ${doc.folio} of ${doc.emisor}`;
-  const catalog =
-    code === 7 ? 'DECISION_ALREADY_REGISTERED' : code === 8 ? 'DECISION_DEADLINE_PASSED' : 'DECISION_NOT_ALLOWED';
-  return new AppError(catalog, `${which}: refused before calling the SII (its code ${code}): ${REFUSALS[code]}`);
+/** The Spanish reason of a refusal code of the matrix; null for another code. */
+export function refusalReason(code: number): string | null {
+  return Object.hasOwn(REFUSALS, code) ? REFUSALS[code as RefusalCode] : null;
+}
+
+/** A decision the matrix refuses before the SII is called, with the code the SII would answer. */
+export class DecisionRefused extends AppError {
+  readonly siiCode: RefusalCode;
+  /** Why, in Spanish (the dashboard shows it as is). */
+  readonly reason: string;
+
+  constructor(code: RefusalCode, doc: DocumentKey) {
+    const which = `${doc.type} N° ${doc.folio} of ${doc.emisor}`;
+    super(
+      code === 7 ? 'DECISION_ALREADY_REGISTERED' : code === 8 ? 'DECISION_DEADLINE_PASSED' : 'DECISION_NOT_ALLOWED',
+      `${which}: refused before calling the SII (its code ${code}): ${REFUSALS[code]}`,
+    );
+    this.siiCode = code;
+    this.reason = REFUSALS[code];
+  }
 }
 
 /** The supplier's address for the answers: given, else CorreoEmisor of its DTE. */
@@ -239,7 +253,7 @@ async function storeDecision(
       select: { state: true, actions: true, registered: true },
     });
     const plan = planActions(recordedActions(earlier), wanted, now.getTime() >= decisionDeadline(doc).getTime());
-    if ('refusal' in plan) throw refusal(plan.refusal, key);
+    if ('refusal' in plan) throw new DecisionRefused(plan.refusal, key);
     const sandbox = issuer.siiAmbiente === 0;
     let decision = await tx.receivedDecision.create({
       data: {

@@ -8,6 +8,7 @@ import { folioRoutes } from './routes/folios.ts';
 import { issueRoutes } from './routes/issue.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { receivedRoutes } from './routes/received.ts';
+import { receivedDecisionRoutes } from './routes/received-decisions.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { userRoutes } from './routes/users.ts';
@@ -24,6 +25,7 @@ export function dashboard(ctx: AppContext): FastifyPluginAsync {
       sessionRoutes,
       documentRoutes,
       receivedRoutes,
+      receivedDecisionRoutes,
       issueRoutes,
       folioRoutes,
       certificateRoutes,
