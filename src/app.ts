@@ -28,6 +28,9 @@ import { buzonProbarRoute } from './http/routes/buzon-probar.ts';
 import { buzonPutRoute } from './http/routes/buzon-put.ts';
 import { recibidosFilesRoutes } from './http/routes/recibidos-files.ts';
 import { recibidosUploadRoute } from './http/routes/recibidos-upload.ts';
+import { recibidoDecisionRoutes } from './http/routes/recibido-decision.ts';
+import { recibidosDecisionesRoute } from './http/routes/recibidos-decisiones.ts';
+import { recibidosDecisionFilesRoutes } from './http/routes/recibidos-decision-files.ts';
 import { emisionEstadoDteRoute } from './http/routes/emision-estado-dte.ts';
 import { emisionReenviarRoute } from './http/routes/emision-reenviar.ts';
 import { emitirRoute } from './http/routes/emitir.ts';
@@ -195,6 +198,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(buzonRoute(ctx));
   await app.register(buzonDeleteRoute(ctx));
   await app.register(buzonProbarRoute(ctx));
+  await app.register(recibidoDecisionRoutes(ctx));
+  await app.register(recibidosDecisionesRoute(ctx));
+  await app.register(recibidosDecisionFilesRoutes(ctx));
   await app.register(recibidoPdfRoute(ctx));
   await app.register(dashboard(ctx), { prefix: '/dashboard' });
 

@@ -86,6 +86,20 @@ export const ERROR_CATALOG = {
   WEBHOOK_NOT_FOUND: { status: 404, message: 'No webhook endpoint with that id exists for this issuer.' },
   RECEIVED_DOCUMENT_NOT_FOUND: { status: 404, message: 'No received document with that issuer, type and folio.' },
   RECEIVED_ENVELOPE_NOT_FOUND: { status: 404, message: 'No received envelope with that number, or it has no answer.' },
+  DECISION_NOT_FOUND: { status: 404, message: 'No decision with that number, or it has no such answer.' },
+  RECEIVED_TYPE_NOT_DECIDABLE: {
+    status: 422,
+    message: 'Only facturas (33, 34) and liquidaciones-factura (43) are accepted or claimed at the SII.',
+  },
+  DECISION_ALREADY_REGISTERED: { status: 409, message: 'That decision is already recorded for this document.' },
+  DECISION_NOT_ALLOWED: {
+    status: 409,
+    message: 'The SII does not allow this decision after the one already recorded for the document.',
+  },
+  DECISION_DEADLINE_PASSED: {
+    status: 422,
+    message: 'The 8 days to accept or claim have passed: the document is accepted by law.',
+  },
   WEBHOOK_LIMIT_REACHED: { status: 409, message: 'The issuer already has 10 webhook endpoints; delete one first.' },
   WEBHOOK_URL_BLOCKED: {
     status: 422,

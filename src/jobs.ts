@@ -12,6 +12,8 @@
  *   interval is also the shortest gap between two steps of one submission, as it was with the
  *   pg-boss wake-ups before: waking exactly at a due time 150 ms away turned a short outage
  *   into dozens of attempts and a 30-minute backoff.
+ * - Decisions on received documents (src/receiving/decisions.ts) that an SII outage left pending:
+ *   looked for every JOBS_POLL_SECONDS, a batch at a time.
  * - Webhook deliveries and e-mails: every WEBHOOK_POLL_MS, and a moment after a local change
  *   (`nudge`, so the writer's transaction has committed when the worker looks).
  * - Every JOBS_SWEEP_SECONDS the list's counter deltas are folded; every EVENTS_SCAN_SECONDS
@@ -29,7 +31,13 @@ import { emailEnabled, sendDueEmails } from './issuing/document-email.ts';
 import { foldCounts } from './issuing/list-documents.ts';
 import { dueSubmissions, runSubmission } from './issuing/submissions.ts';
 import { scanTimeEvents } from './issuing/time-events.ts';
+import { answerEmail } from './receiving/answer-email.ts';
+import { decisionEmail } from './receiving/decision-email.ts';
+import { dueDecisions, registerDecision } from './receiving/decisions.ts';
 import { readDueMailboxes } from './receiving/mailbox-reader.ts';
+
+/** The outbox rows that are not an issued document's, read by the part that owns them. */
+export const EMAIL_READERS = [decisionEmail, answerEmail];
 
 /** Delay after a nudge, so the writer's transaction has committed when the worker looks. */
 const NUDGE_DELAY_MS = 25;
@@ -39,6 +47,9 @@ const MAX_ACTIVE_ATTEMPTS = 32;
 
 /** Submission steps one process runs at once (each is one SII call, under its own lease). */
 const SUBMISSION_CONCURRENCY = 4;
+
+/** Pending decisions one look registers, one after the other (each a call or two to the SII). */
+const DECISION_BATCH = 10;
 
 /** How long stopping waits for the submission steps under way before leaving them to their leases. */
 const STOP_WAIT_MS = 10_000;
@@ -146,7 +157,7 @@ export function startJobs(ctx: AppContext, opts: { work: boolean }): JobQueue {
   const pumpEmails = () => {
     if (emailing || stopped) return;
     emailing = (async () => {
-      while (!stopped && (await sendDueEmails(ctx)) > 0) {}
+      while (!stopped && (await sendDueEmails(ctx, EMAIL_READERS)) > 0) {}
     })()
       .catch((err: unknown) => ctx.log.error({ err }, 'e-mail worker failed'))
       .finally(() => {
@@ -167,6 +178,25 @@ export function startJobs(ctx: AppContext, opts: { work: boolean }): JobQueue {
       scheduleEvents(ctx.config.WEBHOOK_POLL_MS);
     });
   }
+
+  // Decisions on received documents left pending by an SII outage (src/receiving/decisions.ts):
+  // one batch at a time, each under its own lease.
+  let registering: Promise<void> | null = null;
+  const lookForDecisions = () => {
+    if (registering || stopped) return;
+    registering = (async () => {
+      for (const id of await dueDecisions(ctx, DECISION_BATCH)) {
+        if (stopped) return;
+        await registerDecision(ctx, id).catch((err: unknown) =>
+          ctx.log.error({ err, decision: id }, 'decision registration failed'),
+        );
+      }
+    })()
+      .catch((err: unknown) => ctx.log.error({ err }, 'decision worker failed'))
+      .finally(() => {
+        registering = null;
+      });
+  };
 
   const scan = () => {
     scanTimeEvents(ctx).catch((err: unknown) => ctx.log.error({ err }, 'time-based event scan failed'));
@@ -190,6 +220,8 @@ export function startJobs(ctx: AppContext, opts: { work: boolean }): JobQueue {
 
   lookForSubmissions();
   every(ctx.config.JOBS_POLL_SECONDS * 1000, lookForSubmissions);
+  lookForDecisions();
+  every(ctx.config.JOBS_POLL_SECONDS * 1000, lookForDecisions);
   scheduleEvents(0);
   scan();
   every(ctx.config.EVENTS_SCAN_SECONDS * 1000, scan);
@@ -214,7 +246,7 @@ export function startJobs(ctx: AppContext, opts: { work: boolean }): JobQueue {
           waited = setTimeout(resolve, STOP_WAIT_MS);
         }),
       ]);
-      await Promise.all([stepsDone, ...attempts, emailing, reading]);
+      await Promise.all([stepsDone, ...attempts, emailing, reading, registering]);
       clearTimeout(waited);
     },
   };

@@ -21,7 +21,8 @@ export type SchemaName =
   | 'timbre-boleta-dte.xsd'
   | 'EnvioDTE_v10.xsd'
   | 'EnvioBOLETA_v11.xsd'
-  | 'RespuestaEnvioDTE_v10.xsd';
+  | 'RespuestaEnvioDTE_v10.xsd'
+  | 'EnvioRecibos_v10.xsd';
 
 const validators = new Map<SchemaName, XsdValidator>();
 let providersRegistered = false;

@@ -26,6 +26,11 @@ export const EVENT_TYPES = [
   // Received documents (README "Received documents"): a supplier's DTE passed the receiver's checks; a received envelope or DTE was refused.
   'received.document',
   'received.refused',
+  // Decisions on received documents (README "Accepting and claiming received documents"): accepted
+  // (ACD, with ERM) or claimed (RCD, RFP, RFT) at the SII, or decided locally in sandbox; refused by the SII.
+  'received.accepted',
+  'received.claimed',
+  'received.decision_refused',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

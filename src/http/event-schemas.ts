@@ -56,6 +56,7 @@ const emailEventData = z.object({
   at: z.string().optional(),
   error: z.string().nullable().optional(),
   attempts: z.number().int().optional(),
+  decision: z.number().int().optional().describe("A decision's answer to a supplier: the decision's number"),
 });
 
 const pingData = z.object({ endpoint_id: z.string(), url: z.string() });
@@ -93,6 +94,34 @@ const receivedRefusedData = z.object({
   estado_recep_dte: z.number().int().optional().describe('EstadoRecepDTE of the refused DTE'),
 });
 
+/** received.accepted, received.claimed, received.decision_refused: the decision (its API view). */
+export const decisionSchema = z.object({
+  number: z.number().int().describe("Timbre's number of the decision (the answer's IdRespuesta)"),
+  document: z.object({ emisor: z.string(), type: z.number().int(), folio: z.number().int() }),
+  kind: z.enum(['accept', 'claim']),
+  actions: z.array(z.enum(['ACD', 'RCD', 'ERM', 'RFP', 'RFT'])).describe("The registry's accionDoc, in order"),
+  registered: z.array(z.enum(['ACD', 'RCD', 'ERM', 'RFP', 'RFT'])).describe('Those the SII has recorded'),
+  motivo: z.enum(['contenido', 'falta_parcial', 'falta_total']).nullable(),
+  glosa: z.string().nullable(),
+  recinto: z.string().nullable(),
+  state: z
+    .enum(['pending', 'done', 'refused', 'local'])
+    .describe('pending: being registered at the SII (retried); done; refused by the SII; local: sandbox'),
+  sii: z
+    .object({ cod_resp: z.number().int(), desc_resp: z.string() })
+    .nullable()
+    .describe("The registry's last answer"),
+  last_error: z.string().nullable().describe('Why the SII could not be reached yet (it is retried)'),
+  attempts: z.number().int(),
+  email_to: z.array(z.string()),
+  resultado_url: z.string().nullable().describe('The signed RespuestaDTE with ResultadoDTE'),
+  recibos_url: z.string().nullable().describe('The signed EnvioRecibos (with ERM)'),
+  decided_at: z.string().nullable(),
+  created_at: z.string(),
+});
+
+const decisionEventData = decisionSchema.extend({ emisor_name: z.string() });
+
 const envelope = <T extends readonly [string, ...string[]], D extends z.ZodTypeAny>(types: T, data: D) =>
   z.object({ id: z.string(), type: z.enum(types), created_at: z.string(), data });
 
@@ -118,6 +147,7 @@ export const eventSchema = z.union([
   envelope(['webhook.disabled'], webhookDisabledData),
   envelope(['received.document'], receivedDocumentEventData),
   envelope(['received.refused'], receivedRefusedData),
+  envelope(['received.accepted', 'received.claimed', 'received.decision_refused'], decisionEventData),
 ]);
 
 export const eventTypeSchema = z.enum(EVENT_TYPES, { message: `must be one of ${EVENT_TYPES.join(', ')}` });

@@ -1,6 +1,6 @@
 /** zod schemas of received documents (README "Received documents") for the routes and their OpenAPI. */
 import { z } from 'zod';
-import { receivedDocumentEventData } from './event-schemas.ts';
+import { decisionSchema, receivedDocumentEventData } from './event-schemas.ts';
 import { rutParam } from './schemas.ts';
 
 const checkSchema = z.object({
@@ -47,6 +47,9 @@ export const receivedDetailSchema = receivedDocumentSchema.extend({
     .nullable()
     .meta({ description: "The TED's CAF: the SII key id that signed it and its folio range." }),
   respuesta_url: z.string().nullable().meta({ description: 'The RespuestaDTE that answered its envelope.' }),
+  decisions: z
+    .array(decisionSchema)
+    .meta({ description: 'Its acceptances and claims (…/aceptar, …/reclamar), oldest first.' }),
   pdf_url: z.string().meta({
     format: 'uri',
     description: "The document printed by Timbre, with the supplier's TED (needs an API key of the issuer).",
@@ -113,6 +116,11 @@ export const receivedParams = z.object({
 export const envelopeParams = z.object({
   rut: rutParam,
   number: digits('number', 9_999_999_999, "Timbre's number for the received file (`number` of the upload's answer)."),
+});
+
+export const decisionParams = z.object({
+  rut: rutParam,
+  number: digits('number', 9_999_999_999, "Timbre's number for a decision (`number` of the decision)."),
 });
 
 export const receivedDocumentExample = {

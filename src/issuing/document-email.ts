@@ -16,8 +16,7 @@ import { santiagoTimestamp } from '../dte/chile-time.ts';
 import { buildEnvelope, envelopeKindOf } from '../dte/envelope.ts';
 import { DTE_NAMES, type DteType } from '../dte/model.ts';
 import { AppError } from '../errors.ts';
-import type { Document, EmailMessage, Issuer, Prisma } from '../generated/prisma/client.ts';
-import { composeAnswerEmail } from '../receiving/answer-email.ts';
+import type { Document, EmailMessage, Issuer } from '../generated/prisma/client.ts';
 import { isAccepted } from './document-state.ts';
 import { findIssuedDocument } from './document-status.ts';
 import { documentFile } from './document-files.ts';
@@ -113,10 +112,10 @@ async function claimDue(ctx: AppContext, limit: number): Promise<EmailMessage[]>
 }
 
 /** Sends every due e-mail (one batch); returns how many were attempted. */
-export async function sendDueEmails(ctx: AppContext, limit = 10): Promise<number> {
+export async function sendDueEmails(ctx: AppContext, readers: EmailReader[] = [], limit = 10): Promise<number> {
   if (!emailEnabled(ctx)) return 0;
   const due = await claimDue(ctx, limit);
-  await Promise.all(due.map((m) => sendOne(ctx, m)));
+  await Promise.all(due.map((m) => sendOne(ctx, m, readers)));
   return due.length;
 }
 
@@ -160,49 +159,86 @@ async function composeEmail(ctx: AppContext, issuer: Issuer, document: Document,
   };
 }
 
-async function sendOne(ctx: AppContext, m: EmailMessage): Promise<void> {
-  if (!m.documentId) return sendAnswer(ctx, m);
-  const documentId = m.documentId;
+/** What an outbox row becomes when it is sent: what its events say about it, and the message. */
+interface OutgoingEmail {
+  about: Record<string, unknown>;
+  compose(): Promise<Parameters<Transporter['sendMail']>[0]>;
+}
+
+/**
+ * Reads an outbox row that is not an issued document's (a decision's answer to a supplier, …),
+ * or answers null when the row is not its kind. The part that owns such messages hands its
+ * reader to the jobs (src/jobs.ts), so this outbox stays the one mail sender, with one retry
+ * and event policy, without importing the parts above it.
+ */
+export type EmailReader = (ctx: AppContext, m: EmailMessage) => Promise<OutgoingEmail | null>;
+
+async function documentEmail(ctx: AppContext, m: EmailMessage): Promise<OutgoingEmail> {
+  if (!m.documentId) throw new Error(`e-mail ${m.id} carries no document and no reader took it`);
+  const document = await ctx.db.prisma.document.findUniqueOrThrow({ where: { id: m.documentId } });
+  const issuer = await ctx.db.prisma.issuer.findUniqueOrThrow({ where: { id: m.issuerId } });
+  return {
+    about: { type: document.type, folio: document.folio, to: m.to, issuer: issuer.rut },
+    compose: () => composeEmail(ctx, issuer, document, m.to),
+  };
+}
+
+async function outgoing(ctx: AppContext, m: EmailMessage, readers: EmailReader[]): Promise<OutgoingEmail> {
+  for (const read of readers) {
+    const found = await read(ctx, m);
+    if (found) return found;
+  }
+  return documentEmail(ctx, m);
+}
+
+async function sendOne(ctx: AppContext, m: EmailMessage, readers: EmailReader[]): Promise<void> {
   let messageId: string | null = null;
   let error: string | null = null;
   let permanent = false;
-  let issuer: Issuer | null = null;
+  let message: OutgoingEmail | null = null;
   try {
-    const document = await ctx.db.prisma.document.findUniqueOrThrow({ where: { id: documentId } });
-    issuer = await ctx.db.prisma.issuer.findUniqueOrThrow({ where: { id: m.issuerId } });
-    const info = await transport(ctx).sendMail(await composeEmail(ctx, issuer, document, m.to));
+    message = await outgoing(ctx, m, readers);
+    const info = await transport(ctx).sendMail(await message.compose());
     messageId = info.messageId ?? null;
   } catch (err) {
-    ({ error, permanent } = smtpFailure(err));
-    ctx.log.warn({ email: m.id, attempt: m.attempts, reason: error }, 'e-mail to the receiver failed');
+    const e = err as Error & { responseCode?: number };
+    permanent = typeof e.responseCode === 'number' && e.responseCode >= 500;
+    error = e.responseCode ? `SMTP ${e.responseCode}: ${e.message}` : e.message;
+    ctx.log.warn({ email: m.id, attempt: m.attempts, reason: error }, 'e-mail failed');
   }
   const now = ctx.clock();
-  const rut = issuer?.rut ?? (await ctx.db.prisma.issuer.findUniqueOrThrow({ where: { id: m.issuerId } })).rut;
-  const document = await ctx.db.prisma.document.findUniqueOrThrow({
-    where: { id: documentId },
-    select: { type: true, folio: true },
-  });
-  const about = { type: document.type, folio: document.folio, to: m.to, issuer: rut };
+  const about = message?.about ?? { to: m.to };
   await ctx.db.prisma.$transaction(async (tx) => {
-    const giveUp = await recordOutcome(ctx, tx, m, { error, permanent, messageId }, now);
     if (!error) {
+      await tx.emailMessage.update({
+        where: { id: m.id },
+        data: { state: 'sent', sentAt: now, leaseUntil: null, lastError: null, messageId },
+      });
       await recordEvent(
         tx,
         {
           issuerId: m.issuerId,
           type: 'email.sent',
-          documentId,
+          documentId: m.documentId,
           data: { ...about, message_id: messageId, at: now.toISOString() },
         },
         now,
       );
-    } else if (giveUp) {
+      return;
+    }
+    const giveUp = permanent || m.attempts >= ctx.config.EMAIL_MAX_ATTEMPTS;
+    const next = new Date(now.getTime() + ctx.config.EMAIL_RETRY_BASE_MS * 2 ** Math.max(0, m.attempts - 1));
+    await tx.emailMessage.update({
+      where: { id: m.id },
+      data: { state: giveUp ? 'failed' : 'pending', nextRunAt: next, leaseUntil: null, lastError: error },
+    });
+    if (giveUp) {
       await recordEvent(
         tx,
         {
           issuerId: m.issuerId,
           type: 'email.failed',
-          documentId,
+          documentId: m.documentId,
           data: { ...about, error, attempts: m.attempts },
         },
         now,
@@ -210,56 +246,4 @@ async function sendOne(ctx: AppContext, m: EmailMessage): Promise<void> {
     }
   });
   ctx.jobs?.nudge();
-}
-
-/**
- * The answer to a received envelope (its signed RespuestaDTE, src/receiving/answer-email.ts):
- * the same queue, retries and lease as a document's e-mail, without the document's events.
- */
-async function sendAnswer(ctx: AppContext, m: EmailMessage): Promise<void> {
-  let messageId: string | null = null;
-  let error: string | null = null;
-  let permanent = false;
-  try {
-    const info = await transport(ctx).sendMail(await composeAnswerEmail(ctx, m));
-    messageId = info.messageId ?? null;
-  } catch (err) {
-    ({ error, permanent } = smtpFailure(err));
-    ctx.log.warn({ email: m.id, attempt: m.attempts, reason: error }, 'e-mail of a reception answer failed');
-  }
-  const now = ctx.clock();
-  await ctx.db.prisma.$transaction((tx) => recordOutcome(ctx, tx, m, { error, permanent, messageId }, now));
-  ctx.jobs?.nudge();
-}
-
-function smtpFailure(err: unknown): { error: string; permanent: boolean } {
-  const e = err as Error & { responseCode?: number };
-  return {
-    permanent: typeof e.responseCode === 'number' && e.responseCode >= 500,
-    error: e.responseCode ? `SMTP ${e.responseCode}: ${e.message}` : e.message,
-  };
-}
-
-/** Writes a send's outcome on its row; true when a failure is final (no retry). */
-async function recordOutcome(
-  ctx: AppContext,
-  tx: Prisma.TransactionClient,
-  m: EmailMessage,
-  outcome: { error: string | null; permanent: boolean; messageId: string | null },
-  now: Date,
-): Promise<boolean> {
-  if (!outcome.error) {
-    await tx.emailMessage.update({
-      where: { id: m.id },
-      data: { state: 'sent', sentAt: now, leaseUntil: null, lastError: null, messageId: outcome.messageId },
-    });
-    return false;
-  }
-  const giveUp = outcome.permanent || m.attempts >= ctx.config.EMAIL_MAX_ATTEMPTS;
-  const next = new Date(now.getTime() + ctx.config.EMAIL_RETRY_BASE_MS * 2 ** Math.max(0, m.attempts - 1));
-  await tx.emailMessage.update({
-    where: { id: m.id },
-    data: { state: giveUp ? 'failed' : 'pending', nextRunAt: next, leaseUntil: null, lastError: outcome.error },
-  });
-  return giveUp;
 }

@@ -146,6 +146,7 @@ export function documentInsert(input: DocumentInsertInput): DocumentInsert {
           sentAt: null,
           createdAt: written,
           updatedAt: written,
+          decisionId: null,
         }
       : null;
   const submissionId = envelope ? randomUUID() : null;

@@ -8,6 +8,7 @@
  */
 import type { AppContext } from '../context.ts';
 import type { EmailMessage, Issuer, Prisma, ReceivedEnvelope } from '../generated/prisma/client.ts';
+import type { EmailReader } from '../issuing/document-email.ts';
 import { emailEnabled } from '../issuing/email-queue.ts';
 
 /** A plain address (local@domain), as a mail header or CorreoEmisor gives it; anything else is not answered. */
@@ -51,7 +52,7 @@ export async function queueAnswerEmail(
 }
 
 /** The message: a short Spanish text and the RespuestaDTE exactly as signed. */
-export async function composeAnswerEmail(ctx: AppContext, m: EmailMessage) {
+async function composeAnswerEmail(ctx: AppContext, m: EmailMessage) {
   const envelope = await ctx.db.prisma.receivedEnvelope.findUniqueOrThrow({
     where: { id: m.receivedEnvelopeId as string },
     include: { issuer: true },
@@ -79,3 +80,12 @@ export async function composeAnswerEmail(ctx: AppContext, m: EmailMessage) {
     ],
   };
 }
+
+/** The outbox's reader for an answer row (src/jobs.ts hands it to the one mail sender). */
+export const answerEmail: EmailReader = async (ctx, m) => {
+  if (!m.receivedEnvelopeId) return null;
+  return {
+    about: { to: m.to, received_envelope: m.receivedEnvelopeId },
+    compose: () => composeAnswerEmail(ctx, m),
+  };
+};

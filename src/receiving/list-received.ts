@@ -11,6 +11,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import type { Issuer, Prisma, ReceivedState } from '../generated/prisma/client.ts';
 import { searchable } from '../issuing/document-view.ts';
+import { type DecisionView, decisionsOf } from './decisions.ts';
 import { printedReceivedDte } from './printed-dte.ts';
 import { type ReceptionView, receptionView } from './receive.ts';
 import {
@@ -97,9 +98,9 @@ export async function receivedDetail(
   ctx: AppContext,
   issuer: Issuer,
   key: { emisor: string; type: number; folio: number },
-): Promise<ReceivedDocumentDetail> {
+): Promise<ReceivedDocumentDetail & { decisions: DecisionView[] }> {
   const row = await findReceived(ctx, issuer, key);
-  return receivedDocumentDetail(ctx, issuer, row, row.envelope);
+  return { ...receivedDocumentDetail(ctx, issuer, row, row.envelope), decisions: await decisionsOf(ctx, issuer, row) };
 }
 
 /** The DTE as received (cut out of its envelope, with the envelope's XML declaration). */

@@ -8,6 +8,10 @@
  * RecepcionDTE lists only the documents whose type the schema's `DTEType` allows (33, 34, 46,
  * 52, 56, 61) and whose identity fields are well-formed enough to write; `NroDTE` counts every
  * DTE of the envelope.
+ *
+ * The same file answers a commercial decision on a received document (`buildResultado`): a
+ * RespuestaDTE whose choice is `ResultadoDTE` (FRESP §3: EstadoDTE 0 ACEPTADO OK, 1 ACEPTADO CON
+ * DISCREPANCIAS, 2 RECHAZADO with the reason in the glosa), signed the same way.
  */
 import { isRealDate } from '../dte/calendar-date.ts';
 import { SII_NS } from '../dte/dte-xml.ts';
@@ -96,10 +100,70 @@ export function buildRespuesta(input: RespuestaInput, cert: SignatureKey): Buffe
     `${el('RecepEnvGlosa', cut(input.glosa, 256))}` +
     `${input.dteCount > 0 && input.dteCount < 10_000 ? el('NroDTE', input.dteCount) : ''}${recepcionDte}</RecepcionEnvio>\n` +
     `</Resultado>\n</RespuestaDTE>`;
+  return signRespuesta(unsigned, id, cert);
+}
+
+/** Signs a RespuestaDTE (Reference `#<Resultado/@ID>`) and checks it against its schema. */
+function signRespuesta(unsigned: string, id: string, cert: SignatureKey): Buffer {
   const bytes = encodeLatin1(
     withXmlDeclaration(signXml(unsigned, cert, { referenceId: id, parentClose: '</RespuestaDTE>' })),
   );
   const check = validateXml(bytes, 'RespuestaEnvioDTE_v10.xsd');
   if (!check.valid) throw new Error(`RespuestaDTE not valid against its schema: ${check.errors.join('; ')}`);
   return bytes;
+}
+
+/** `EstadoDTE` of a ResultadoDTE (FRESP §3; RespuestaEnvioDTE_v10.xsd allows only these three). */
+export const ESTADO_DTE = { ACCEPTED: 0, ACCEPTED_WITH_DISCREPANCIES: 1, REJECTED: 2 } as const;
+export type EstadoDte = (typeof ESTADO_DTE)[keyof typeof ESTADO_DTE];
+
+/** The glosas FRESP asks for; a discrepancy or rejection adds its reason after them. */
+const GLOSA_ESTADO_DTE: Record<EstadoDte, string> = {
+  0: 'ACEPTADO OK',
+  1: 'ACEPTADO CON DISCREPANCIAS',
+  2: 'RECHAZADO',
+};
+
+export interface ResultadoInput {
+  /** RutResponde: this issuer (the document's receiver), answering. */
+  responderRut: string;
+  /** RutRecibe: the supplier (the document's RUTEmisor). */
+  recipientRut: string;
+  /** IdRespuesta: Timbre's number for this answer (> 0). */
+  number: number;
+  /** TmstFirmaResp, YYYY-MM-DDTHH:MM:SS (Chile). */
+  signedAt: string;
+  document: {
+    type: number;
+    folio: number;
+    date: string;
+    issuerRut: string;
+    receiverRut: string;
+    total: number;
+    /** CodEnvio: Timbre's number for the envelope the document came in (> 0). */
+    envelopeNumber: number;
+  };
+  estado: EstadoDte;
+  /** The reason, written after the state's glosa (cut to the schema's 256 characters). */
+  reason: string | null;
+}
+
+/** The signed RespuestaDTE with one `ResultadoDTE` (a decision on a received document). */
+export function buildResultado(input: ResultadoInput, cert: SignatureKey): Buffer {
+  const id = `ResultadoDTE${input.number}`;
+  const d = input.document;
+  const glosa = input.reason ? `${GLOSA_ESTADO_DTE[input.estado]}: ${input.reason}` : GLOSA_ESTADO_DTE[input.estado];
+  const unsigned =
+    `<RespuestaDTE xmlns="${SII_NS}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" ` +
+    `xsi:schemaLocation="${SII_NS} RespuestaEnvioDTE_v10.xsd" version="1.0">\n` +
+    `<Resultado ID="${id}">\n<Caratula version="1.0">\n` +
+    `${el('RutResponde', normalizeRut(input.responderRut) ?? input.responderRut)}` +
+    `${el('RutRecibe', normalizeRut(input.recipientRut) ?? input.recipientRut)}` +
+    `${el('IdRespuesta', input.number)}${el('NroDetalles', 1)}${el('TmstFirmaResp', input.signedAt)}</Caratula>\n` +
+    `<ResultadoDTE>\n${el('TipoDTE', d.type)}${el('Folio', d.folio)}${el('FchEmis', d.date)}` +
+    `${el('RUTEmisor', normalizeRut(d.issuerRut) ?? d.issuerRut)}${el('RUTRecep', normalizeRut(d.receiverRut) ?? d.receiverRut)}` +
+    `${el('MntTotal', d.total)}${el('CodEnvio', d.envelopeNumber)}${el('EstadoDTE', input.estado)}` +
+    `${el('EstadoDTEGlosa', cut(glosa, 256))}</ResultadoDTE>\n` +
+    `</Resultado>\n</RespuestaDTE>`;
+  return signRespuesta(unsigned, id, cert);
 }

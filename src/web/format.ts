@@ -107,6 +107,9 @@ const EVENT_LABELS: Record<string, string> = {
   'webhook.disabled': 'Webhook desactivado',
   'received.document': 'Documento recibido',
   'received.refused': 'Recepción rechazada',
+  'received.accepted': 'Documento recibido aceptado',
+  'received.claimed': 'Documento recibido reclamado',
+  'received.decision_refused': 'Decisión rechazada por el SII',
 };
 
 export function eventLabel(type: string): string {

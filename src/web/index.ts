@@ -9,6 +9,7 @@ import { issueRoutes } from './routes/issue.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { mailboxRoutes } from './routes/mailbox.ts';
 import { receivedRoutes } from './routes/received.ts';
+import { receivedDecisionRoutes } from './routes/received-decisions.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { userRoutes } from './routes/users.ts';
@@ -25,6 +26,7 @@ export function dashboard(ctx: AppContext): FastifyPluginAsync {
       sessionRoutes,
       documentRoutes,
       receivedRoutes,
+      receivedDecisionRoutes,
       issueRoutes,
       folioRoutes,
       certificateRoutes,

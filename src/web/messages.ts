@@ -54,6 +54,13 @@ const BY_CODE: Record<ErrorCode, string> = {
   REFERENCE_NOT_FOUND: 'El documento referenciado no existe para este emisor.',
   RECEIVED_DOCUMENT_NOT_FOUND: 'Ese documento recibido no existe.',
   RECEIVED_ENVELOPE_NOT_FOUND: 'Ese envío recibido no existe.',
+  DECISION_NOT_FOUND: 'Esa decisión no existe o no tiene ese archivo.',
+  RECEIVED_TYPE_NOT_DECIDABLE:
+    'Solo las facturas (33, 34) y liquidaciones-factura (43) se aceptan o reclaman en el SII; las notas y guías no.',
+  DECISION_ALREADY_REGISTERED: 'Esa decisión ya está registrada para este documento.',
+  DECISION_NOT_ALLOWED: 'El SII no permite esa decisión después de la ya registrada para este documento.',
+  DECISION_DEADLINE_PASSED:
+    'Pasaron los 8 días para aceptar o reclamar: el documento quedó aceptado por ley (Ley 19.983, art. 3).',
   TOTALS_MISMATCH: 'Una nota de crédito que anula debe repetir los totales del documento original.',
   SANDBOX_NOT_SUBMITTABLE: 'Los documentos de sandbox nunca se envían al SII.',
   SII_UNAVAILABLE: 'No fue posible comunicarse con el SII. No se guardó nada; inténtalo de nuevo en unos minutos.',

@@ -13,12 +13,12 @@ function cookieOf(setCookie: string | string[] | undefined, name: string): strin
 }
 
 /**
- * A new owner of `issuer`, signed in: its session cookie, its CSRF token and the headers of a
+ * A new user of `issuer` (an owner unless `role` says otherwise), signed in: its session cookie, its CSRF token and the headers of a
  * form POST made with them.
  */
-export async function dashboardSession(t: TestApp, issuer: Issuer) {
+export async function dashboardSession(t: TestApp, issuer: Issuer, role: 'owner' | 'editor' | 'viewer' = 'owner') {
   const email = `duena${++users}-${issuer.rut}@dashboard.cl`.toLowerCase();
-  await createUser(t.ctx, { rut: issuer.rut, email, role: 'owner', password: PASSWORD });
+  await createUser(t.ctx, { rut: issuer.rut, email, role, password: PASSWORD });
   const form = await t.app.inject({ method: 'GET', url: '/dashboard/entrar' });
   const res = await t.app.inject({
     method: 'POST',

@@ -9,6 +9,7 @@
 import { ImapFlow } from 'imapflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendDueEmails } from '../../src/issuing/document-email.ts';
+import { EMAIL_READERS } from '../../src/jobs.ts';
 import { PROCESSED_KEYWORD, readDueMailboxes, readMailbox } from '../../src/receiving/mailbox-reader.ts';
 import {
   appendToMailbox,
@@ -147,7 +148,7 @@ describe('a factura e-mailed by the simulated supplier', () => {
     expect([...(flags ?? [])]).toEqual(expect.arrayContaining(['\\Seen', PROCESSED_KEYWORD]));
 
     // The answer, e-mailed to the message's From.
-    await sendDueEmails(t.ctx);
+    await sendDueEmails(t.ctx, EMAIL_READERS);
     const mail = smtp.messages.find((m) => m.attachments.some((a) => a.filename?.includes(`_${row!.number}.xml`)));
     expect(mail?.to).toMatchObject({ value: [{ address: SUPPLIER_EMAIL }] });
     const answer = mail!.attachments[0]!.content;
@@ -178,7 +179,7 @@ describe('a factura e-mailed by the simulated supplier', () => {
     expect((await api.get(`/api/${rut}/recibidos`)).json().total).toBe(0);
     const [row] = await envelopesOf(issuer.id);
     expect(row).toMatchObject({ estadoRecepEnv: 2, reason: expect.stringContaining('firma del SetDTE no verifica') });
-    await sendDueEmails(t.ctx);
+    await sendDueEmails(t.ctx, EMAIL_READERS);
     const mail = smtp.messages.find((m) => m.attachments.some((a) => a.filename?.includes(`_${row!.number}.xml`)));
     expect(mail!.attachments[0]!.content.toString('latin1')).toContain('<EstadoRecepEnv>2</EstadoRecepEnv>');
   });

@@ -35,6 +35,7 @@ export function recibidoRoute(ctx: AppContext): FastifyPluginAsyncZod {
                   checks: [{ check: 'dte_signature', ok: true, detail: 'firma del Documento #F170T33 válida' }],
                   ted: { idk: 300, caf_from: 101, caf_to: 200 },
                   respuesta_url: 'https://timbre.example.cl/api/76086428-5/recibidos_envios/12/respuesta',
+                  decisions: [],
                   pdf_url: 'https://timbre.example.cl/api/76086428-5/recibidos/76354771-K/33/170/pdf',
                 },
               },

@@ -27,6 +27,7 @@ import {
   receivedXml,
 } from '../../receiving/list-received.ts';
 import { receiveEnvelope } from '../../receiving/receive.ts';
+import { decisionSection } from './received-decisions.ts';
 import { typeBadge } from '../components.ts';
 import { date, dateTime, money, rut, TYPE_NAMES } from '../format.ts';
 import { attr, type Html, html } from '../html.ts';
@@ -342,6 +343,7 @@ ${checksTable(d.checks, `Verificaciones del documento ${d.index + 1}`)}`;
       )}</tbody></table></div>
 ${d.refs.length ? html`<h3>Referencias</h3><ul>${d.refs.map((x) => html`<li>${receivedTypeName(Number(x.type))} Nº ${x.folio} del ${date(x.date)}${x.reason ? html` — ${x.reason}` : ''}</li>`)}</ul>` : ''}
 </section>
+${decisionSection(web, base, d, request.query as Record<string, string>)}
 <section aria-labelledby="h-checks"><h2 id="h-checks">Verificaciones</h2>
 ${checksTable(d.checks, 'Verificaciones del documento')}</section>
 <section aria-labelledby="h-pdf"><h2 id="h-pdf">PDF</h2>
