@@ -9,7 +9,11 @@ import { calendarDate, toDbDate } from '../dte/calendar-date.ts';
 import type { PdfFormat } from '../dte/pdf/index.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
-import type { Issuer, Prisma, ReceivedState } from '../generated/prisma/client.ts';
+import type { Issuer, Prisma } from '../generated/prisma/client.ts';
+import { ReceivedState } from '../generated/prisma/enums.ts';
+
+/** The states a received document can be in, for filters. */
+export const RECEIVED_STATES = Object.values(ReceivedState);
 import { searchable } from '../issuing/document-view.ts';
 import { type DecisionView, decisionsOf } from './decisions.ts';
 import { printedReceivedDte } from './printed-dte.ts';

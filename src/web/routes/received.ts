@@ -15,13 +15,13 @@ import { normalizeRut } from '../../dte/rut.ts';
 import { refusedCharacter } from '../../dte/xml-text.ts';
 import { formatDecimal } from '../../dte/pdf/index.ts';
 import { AppError } from '../../errors.ts';
-import { ReceivedState } from '../../generated/prisma/enums.ts';
 import type { CheckResult } from '../../receiving/checks.ts';
 import {
   envelopeFile,
   envelopeReception,
   type ReceivedFilters,
   listReceived,
+  RECEIVED_STATES,
   receivedDetail,
   receivedPdf,
   receivedXml,
@@ -114,7 +114,7 @@ function filtersOf(q: ListQuery): { filters: ReceivedFilters; problems: string[]
     else problems.push('El tipo de documento no existe.');
   }
   if (q.estado) {
-    if ((Object.values(ReceivedState) as string[]).includes(q.estado)) filters.estado = q.estado as ReceivedState;
+    if ((RECEIVED_STATES as string[]).includes(q.estado)) filters.estado = q.estado as (typeof RECEIVED_STATES)[number];
     else problems.push('El estado no existe.');
   }
   for (const [key, field] of [
@@ -179,7 +179,7 @@ ${problems.map((p) => notice('error', p))}
     </select></div>
   <div class="field"><label for="f-estado">Estado</label>
     <select id="f-estado" name="estado"><option value="">Todos</option>
-    ${Object.values(ReceivedState).map((e) => html`<option value="${e}"${attr('selected', filters.estado === e)}>${STATE_LABELS[e]?.label ?? e}</option>`)}
+    ${RECEIVED_STATES.map((e) => html`<option value="${e}"${attr('selected', filters.estado === e)}>${STATE_LABELS[e]?.label ?? e}</option>`)}
     </select></div>
   <div class="field"><label for="f-desde">Desde</label><input id="f-desde" name="desde" type="date" value="${filters.from ?? ''}"></div>
   <div class="field"><label for="f-hasta">Hasta</label><input id="f-hasta" name="hasta" type="date" value="${filters.to ?? ''}"></div>
