@@ -10,7 +10,8 @@
  * ("downloads": only the PDF downloads section, bench/downloads.ts; the other sections of the
  * previous BENCHMARKS.md are kept; "list": only the list section), BENCH_WEBHOOKS
  * (1: measure what one configured webhook endpoint costs issuing; default off; BENCH_WEBHOOK_PAIRS
- * pairs of rounds, default 4).
+ * pairs of rounds, default 4), BENCH_STORAGE_DOCS (documents issued for the storage section,
+ * bench/storage.ts, on a database of its own; default 10000, 0 skips it).
  */
 import { execFileSync } from 'node:child_process';
 import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
@@ -45,6 +46,7 @@ import {
   type Target,
 } from './issuing.ts';
 import { signingStageBenchmark, signingStageSection } from './signing.ts';
+import { storageOnFreshDatabase, storageSection } from './storage.ts';
 import { BENCH_ISSUER } from './fixtures.ts';
 import { api, cli, dropBenchDatabase, ensureFolios, load, percentile, startServer, tenLineFactura } from './harness.ts';
 
@@ -63,6 +65,7 @@ const ONLY_ISSUING = process.env.BENCH_ONLY === 'issuing';
 /** BENCH_ONLY=list: only the list section (the other sections of BENCHMARKS.md are kept). */
 const ONLY_LIST = process.env.BENCH_ONLY === 'list';
 const WEBHOOKS = ['1', 'true', 'yes'].includes(process.env.BENCH_WEBHOOKS ?? '');
+const STORAGE_DOCS = Number(process.env.BENCH_STORAGE_DOCS ?? 10_000);
 
 const ISSUER = BENCH_ISSUER;
 
@@ -385,6 +388,11 @@ async function main() {
   console.log('pdf rendering…');
   const pdf = ONLY_DOWNLOADS || ONLY_ISSUING || ONLY_LIST ? null : await pdfRender();
   console.log(pdf);
+  console.log('storage per document…');
+  const storage =
+    STORAGE_DOCS > 0 && !ONLY_DOWNLOADS && !ONLY_ISSUING && !ONLY_LIST
+      ? await storageOnFreshDatabase(STORAGE_DOCS)
+      : null;
 
   const dataDir = resolve('.data-bench');
   const benchDb = `bench_${Date.now()}`;
@@ -579,6 +587,7 @@ Measured on ${day}. One 2048-bit XMLDSig of a 10-line factura (C14N + SHA-1 + RS
       : null,
     webhooks: webhooks ? webhookSection(webhooks, day) : null,
     writePath: null,
+    storage: storage ? storageSection(storage, day) : null,
     pdf: pdf
       ? `## PDF rendering alone (10-line factura, PDF417 included)
 
@@ -607,6 +616,16 @@ Measured on ${day}. Letter p50 **${pdf.letterP50.toFixed(1)} ms** (p99 ${pdf.p99
             target: 'p99 ≤ 50 ms',
             measured: `p99 ${downloads.listWhileRepeat.p99.toFixed(1)} ms (alone: ${downloads.listAlone.p99.toFixed(1)} ms)`,
             met: downloads.listWhileRepeat.p99 <= 50,
+          },
+        ]
+      : []),
+    ...(storage
+      ? [
+          {
+            name: `storage per issued 10-line factura (${storage.docs.toLocaleString('en')} documents)`,
+            target: '≤ 2,500 bytes',
+            measured: `${storage.totalPerDoc.toLocaleString('en', { maximumFractionDigits: 0 })} bytes, all tables and indexes`,
+            met: storage.totalPerDoc <= 2500,
           },
         ]
       : []),
@@ -651,7 +670,17 @@ ${body.join('\n')}`;
   console.log(`\n${summary}`);
 }
 
-type SectionKey = 'summary' | 'signing' | 'stage' | 'list' | 'writePath' | 'issuing' | 'webhooks' | 'pdf' | 'downloads';
+type SectionKey =
+  | 'summary'
+  | 'signing'
+  | 'stage'
+  | 'list'
+  | 'writePath'
+  | 'issuing'
+  | 'webhooks'
+  | 'pdf'
+  | 'downloads'
+  | 'storage';
 const SECTION_KEYS: SectionKey[] = [
   'summary',
   'signing',
@@ -662,6 +691,7 @@ const SECTION_KEYS: SectionKey[] = [
   'webhooks',
   'pdf',
   'downloads',
+  'storage',
 ];
 const SECTION_TITLES: Record<SectionKey, string> = {
   summary: 'Summary of the last run',
@@ -674,6 +704,7 @@ const SECTION_TITLES: Record<SectionKey, string> = {
   webhooks: 'Issuing with a webhook endpoint',
   pdf: 'PDF rendering alone',
   downloads: 'PDF downloads and the last check before storing',
+  storage: 'Storage per document',
 };
 
 /** One server process for the length of `run`. */
