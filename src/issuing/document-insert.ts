@@ -20,7 +20,7 @@ import { type CalendarDate, toDbDate } from '../dte/calendar-date.ts';
 import type { DteDocument } from '../dte/model.ts';
 import { envelopeKindOf } from '../dte/envelope.ts';
 import type { IssueRequest } from '../dte/issue-request.ts';
-import type { Document, EmailMessage, Environment, Prisma } from '../generated/prisma/client.ts';
+import type { Document, EmailMessage, Environment } from '../generated/prisma/client.ts';
 import { documentView, searchable } from './document-view.ts';
 import { emailViewOf } from './email-view.ts';
 import type { FolioReservation } from './folios.ts';
@@ -79,7 +79,8 @@ export interface DocumentInsertInput {
   req: IssueRequest;
   doc: DteDocument;
   reservation: FolioReservation;
-  built: { ted: string; bytes: Buffer };
+  /** What `signed_xml` stores: the signed XML, TED, model and request, packed (document-content.ts). */
+  packed: Buffer;
   envelope: Buffer | null;
   idempotencyId: string | null;
   /** Receiver e-mail addresses named by the request (none: no e-mail row). */
@@ -92,7 +93,7 @@ export interface DocumentInsertInput {
 
 /** The statement and the rows it will write, computed in full before it runs. */
 export function documentInsert(input: DocumentInsertInput): DocumentInsert {
-  const { issuer, env, doc, reservation, built, envelope, now } = input;
+  const { issuer, env, doc, reservation, envelope, now } = input;
   const written = new Date();
   const receiverName = doc.receiver.name ?? '';
   const document: Document = {
@@ -111,10 +112,11 @@ export function documentInsert(input: DocumentInsertInput): DocumentInsert {
     vat: BigInt(doc.totals.vat),
     vatRate: doc.totals.vatRate,
     total: BigInt(doc.totals.total),
-    request: input.req as unknown as Prisma.JsonValue,
-    model: doc as unknown as Prisma.JsonValue,
-    signedXml: new Uint8Array(built.bytes),
-    ted: built.ted,
+    // In `signedXml`, packed with the signed bytes (document-content.ts).
+    request: null,
+    model: null,
+    signedXml: new Uint8Array(input.packed),
+    ted: null,
     publicToken: randomBytes(24).toString('base64url'),
     estadoSii: env === 'sandbox' ? 'local' : 'pendiente',
     siiCode: null,
@@ -171,10 +173,10 @@ export function documentInsert(input: DocumentInsertInput): DocumentInsert {
     String(doc.totals.vat),
     doc.totals.vatRate,
     String(doc.totals.total),
-    JSON.stringify(input.req),
-    JSON.stringify(doc),
-    built.bytes,
-    built.ted,
+    null,
+    null,
+    input.packed,
+    null,
     document.publicToken,
     document.estadoSii,
     written.toISOString(),
