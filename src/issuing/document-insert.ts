@@ -21,7 +21,7 @@ import type { DteDocument } from '../dte/model.ts';
 import { envelopeKindOf } from '../dte/envelope.ts';
 import type { IssueRequest } from '../dte/issue-request.ts';
 import type { Document, EmailMessage, Environment } from '../generated/prisma/client.ts';
-import { documentView, searchable } from './document-view.ts';
+import { documentEventStored, documentView, searchable } from './document-view.ts';
 import { emailViewOf } from './email-view.ts';
 import type { FolioReservation } from './folios.ts';
 
@@ -60,8 +60,8 @@ const INSERT_SQL = `
            $24::timestamptz, $24::timestamptz, $24::timestamptz
       FROM doc WHERE $30::uuid IS NOT NULL
   ), ev AS (
-    INSERT INTO events (id, issuer_id, type, data, document_id, dedupe_key, created_at)
-    SELECT $34::uuid, doc.issuer_id, 'document.issued', $35::jsonb, doc.id, NULL, $29::timestamptz FROM doc
+    INSERT INTO events (id, issuer_id, type, data, document_id, dedupe_key, created_at, from_document)
+    SELECT $34::uuid, doc.issuer_id, 'document.issued', $35::jsonb, doc.id, NULL, $29::timestamptz, true FROM doc
     RETURNING id, issuer_id
   ), fan AS (
     INSERT INTO webhook_deliveries (id, issuer_id, event_id, endpoint_id, state, next_run_at, created_at)
@@ -190,7 +190,8 @@ export function documentInsert(input: DocumentInsertInput): DocumentInsert {
     envelope,
     envelope ? createHash('sha256').update(envelope).digest('hex') : null,
     randomUUID(),
-    JSON.stringify(eventData),
+    // Without what the document row gives back (document-view.ts).
+    JSON.stringify(documentEventStored(eventData)),
   ];
   return { document, email, submissionId, text: INSERT_SQL, values };
 }

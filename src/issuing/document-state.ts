@@ -155,6 +155,7 @@ export async function transition(
         issuerId: document.issuerId,
         type,
         documentId,
+        fromDocument: true,
         data: await documentEventData(ctx, tx, issuerRut, document, { previous: from, reason: change.reason }),
       },
       ctx.clock(),

@@ -7,7 +7,9 @@
  */
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { eventPayloads } from '../../src/events/record.ts';
 import { documentContent, isPacked, signedXmlOf } from '../../src/issuing/document-content.ts';
+import { documentEventData } from '../../src/issuing/document-state.ts';
 import { buildTestApp, createTestTenant, type KeyClient, type TestApp } from '../helpers/app.ts';
 import { factura, RECEIVER, requestFor } from '../helpers/requests.ts';
 import { decodePdf417, xmlsecVerify } from '../helpers/verify.ts';
@@ -157,5 +159,23 @@ describe('a row written before the packed format', () => {
     expect((await documentContent(t.ctx, await row(rut, credit))).model.receiver.address).toBe(RECEIVER.address);
     // A second one reads the first (packed) to count how much is already credited.
     await issue(api, rut, note(61, d, 3));
+  });
+});
+
+describe('a document event', () => {
+  it('stores only what its document row does not hold, and reads back as written before', async () => {
+    const { rut, api } = await createTestTenant(t);
+    const d = await issue(api, rut, factura());
+    const doc = await row(rut, d);
+    const [event] = await t.db.prisma.event.findMany({ where: { documentId: doc.id, type: 'document.issued' } });
+    expect(event!.fromDocument).toBe(true);
+    expect(Object.keys(event!.data as object).sort()).toEqual(['email', 'estado_sii', 'sii', 'track_id']);
+    // What the code before wrote whole (jsonb keeps no key order, so neither did its webhook bodies).
+    const whole = await documentEventData(t.ctx, t.db.prisma, rut, doc);
+    const [read] = await eventPayloads(t.ctx, [event!]);
+    expect(read!.data).toEqual(whole);
+    // An event written whole (before) reads as it is.
+    const [old] = await eventPayloads(t.ctx, [{ ...event!, data: whole as never, fromDocument: false }]);
+    expect(old!.data).toEqual(whole);
   });
 });
