@@ -33,6 +33,7 @@ export interface StorageReport {
   /** Average length of the XML download (the signed bytes), for scale. */
   xmlBytes: number;
   docsPerSecond: number;
+  concurrency: number;
   load: { before: number[]; after: number[] };
 }
 
@@ -103,6 +104,7 @@ export async function storageBenchmark(
       totalPerDoc: tables.reduce((s, t) => s + t.total, 0),
       xmlBytes: xml,
       docsPerSecond: result.docsPerSecond,
+      concurrency,
       load: { before: loadBefore, after: loadAfter },
     };
   } finally {
@@ -142,7 +144,7 @@ export function storageSection(r: StorageReport, day: string): string {
   const rows = r.tables.map((t) => `| ${t.table} | ${b(t.heap)} | ${b(t.toast)} | ${b(t.indexes)} | ${b(t.total)} |`);
   return `## Storage per document
 
-Measured on ${day} with \`npm run bench:storage\` (bench/storage.ts): ${r.docs.toLocaleString('en')} 10-line facturas issued over HTTP through the real write path (${r.docsPerSecond.toFixed(0)} docs/s at concurrency 4, load average ${fmt(r.load.before)} before, ${fmt(r.load.after)} after; the machine was shared), the list's counter deltas folded, \`VACUUM ANALYZE\`, then each table's growth (heap with its free-space and visibility maps, TOAST with its index, the table's indexes) divided by the documents. Target: ≤ 2,500 bytes per document, every table and index included. The XML download of one of them is ${b(r.xmlBytes)} bytes.
+Measured on ${day} with \`npm run bench:storage\` (bench/storage.ts): ${r.docs.toLocaleString('en')} 10-line facturas issued over HTTP through the real write path (${r.docsPerSecond.toFixed(0)} docs/s at concurrency ${r.concurrency}, load average ${fmt(r.load.before)} before, ${fmt(r.load.after)} after; the machine was shared), the list's counter deltas folded, \`VACUUM ANALYZE\`, then each table's growth (heap with its free-space and visibility maps, TOAST with its index, the table's indexes) divided by the documents. Target: ≤ 2,500 bytes per document, every table and index included. The XML download of one of them is ${b(r.xmlBytes)} bytes.
 
 | table | heap B/doc | TOAST B/doc | indexes B/doc | total B/doc |
 |---|---|---|---|---|
