@@ -13,6 +13,8 @@
  * pairs of rounds, default 4), BENCH_RECEIVED (envelopes of 1 DTE the receiving section uploads, a
  * tenth as many of 10 DTEs; default 300; 0 skips it), BENCH_RECEIVED_CONCURRENCY (default 8),
  * BENCH_ONLY=receiving (only that section).
+ * pairs of rounds, default 4), BENCH_STORAGE_DOCS (documents issued for the storage section,
+ * bench/storage.ts, on a database of its own; default 10000, 0 skips it).
  */
 import { execFileSync } from 'node:child_process';
 import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
@@ -54,6 +56,7 @@ import {
   uploadEnvelopes,
 } from './receiving.ts';
 import { signingStageBenchmark, signingStageSection } from './signing.ts';
+import { storageOnFreshDatabase, storageSection } from './storage.ts';
 import { BENCH_ISSUER } from './fixtures.ts';
 import { api, cli, dropBenchDatabase, ensureFolios, load, percentile, startServer, tenLineFactura } from './harness.ts';
 
@@ -77,6 +80,7 @@ const ONLY_RECEIVING = process.env.BENCH_ONLY === 'receiving';
 const RECEIVED = Number(process.env.BENCH_RECEIVED ?? 300);
 const RECEIVED_CONCURRENCY = Number(process.env.BENCH_RECEIVED_CONCURRENCY ?? 8);
 const WEBHOOKS = ['1', 'true', 'yes'].includes(process.env.BENCH_WEBHOOKS ?? '');
+const STORAGE_DOCS = Number(process.env.BENCH_STORAGE_DOCS ?? 10_000);
 
 const ISSUER = BENCH_ISSUER;
 
@@ -399,6 +403,11 @@ async function main() {
   console.log('pdf rendering…');
   const pdf = ONLY_DOWNLOADS || ONLY_ISSUING || ONLY_LIST || ONLY_RECEIVING ? null : await pdfRender();
   console.log(pdf);
+  console.log('storage per document…');
+  const storage =
+    STORAGE_DOCS > 0 && !ONLY_DOWNLOADS && !ONLY_ISSUING && !ONLY_LIST
+      ? await storageOnFreshDatabase(STORAGE_DOCS)
+      : null;
 
   const dataDir = resolve('.data-bench');
   const benchDb = `bench_${Date.now()}`;
@@ -605,6 +614,7 @@ Measured on ${day}. One 2048-bit XMLDSig of a 10-line factura (C14N + SHA-1 + RS
     webhooks: webhooks ? webhookSection(webhooks, day) : null,
     receiving: receiving ? receivingSection(receiving, day, receivingLoad) : null,
     writePath: null,
+    storage: storage ? storageSection(storage, day) : null,
     pdf: pdf
       ? `## PDF rendering alone (10-line factura, PDF417 included)
 
@@ -643,6 +653,16 @@ Measured on ${day}. Letter p50 **${pdf.letterP50.toFixed(1)} ms** (p99 ${pdf.p99
           measured: `${m.documentsPerSecond.toFixed(1)} / s (p99 ${m.p99.toFixed(0)} ms per envelope, ${m.failures} failures)`,
           met: m.failures === 0,
         }))
+      : []),
+    ...(storage
+      ? [
+          {
+            name: `storage per issued 10-line factura (${storage.docs.toLocaleString('en')} documents)`,
+            target: '≤ 2,500 bytes',
+            measured: `${storage.totalPerDoc.toLocaleString('en', { maximumFractionDigits: 0 })} bytes, all tables and indexes`,
+            met: storage.totalPerDoc <= 2500,
+          },
+        ]
       : []),
     ...(webhooks
       ? [
@@ -695,7 +715,8 @@ type SectionKey =
   | 'webhooks'
   | 'pdf'
   | 'downloads'
-  | 'receiving';
+  | 'receiving'
+  | 'storage';
 const SECTION_KEYS: SectionKey[] = [
   'summary',
   'signing',
@@ -707,6 +728,7 @@ const SECTION_KEYS: SectionKey[] = [
   'pdf',
   'downloads',
   'receiving',
+  'storage',
 ];
 const SECTION_TITLES: Record<SectionKey, string> = {
   summary: 'Summary of the last run',
@@ -720,6 +742,7 @@ const SECTION_TITLES: Record<SectionKey, string> = {
   pdf: 'PDF rendering alone',
   downloads: 'PDF downloads and the last check before storing',
   receiving: "Receiving suppliers' documents",
+  storage: 'Storage per document',
 };
 
 /**

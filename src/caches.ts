@@ -25,6 +25,7 @@ import type { Caf as ParsedCaf } from './dte/caf.ts';
 import type { SigningCertificate } from './dte/certificate.ts';
 import type { ApiKey, Certificate, Issuer } from './generated/prisma/client.ts';
 import { type CachedFile, FileCache } from './file-cache.ts';
+import { ContentDictionaries } from './issuing/document-content.ts';
 
 /** What a presented API key resolves to, kept by the hash of the key. */
 export interface CachedApiKey {
@@ -62,6 +63,8 @@ export class KeyCaches {
   readonly sandboxCafReady = new Set<string>();
   /** The installation's sandbox CAF-signing key, once read. */
   sandboxCafSigner: KeyObject | null = null;
+  /** The dictionaries documents' content is packed against (immutable, content-addressed). */
+  readonly contentDictionaries = new ContentDictionaries();
   /** A throwaway password hash, so that sign-in with an unknown e-mail costs as much as a real one. */
   dummyPasswordHash: Promise<string> | null = null;
 

@@ -18,7 +18,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import type { AppContext } from '../context.ts';
 import { type Event, Prisma, type WebhookDelivery, type WebhookEndpoint } from '../generated/prisma/client.ts';
-import { eventPayload, recordEvent } from './record.ts';
+import { eventPayloads, recordEvent } from './record.ts';
 import { BlockedTargetError, guardedLookup, isBlockedAddress } from './ssrf.ts';
 
 /** Claims of all instances take turns on this advisory lock (key chosen for this use only). */
@@ -184,7 +184,7 @@ function openSecret(ctx: AppContext, d: Claimed): string | null {
 /** Attempts one claimed delivery and records the outcome (log row, state, endpoint health). */
 export async function attemptDelivery(ctx: AppContext, d: Claimed): Promise<AttemptResult> {
   const secret = d.endpoint.enabled ? openSecret(ctx, d) : null;
-  const body = JSON.stringify(eventPayload(d.event));
+  const body = JSON.stringify((await eventPayloads(ctx, [d.event]))[0]);
   const result: AttemptResult = !d.endpoint.enabled
     ? { status: null, latencyMs: 0, error: 'endpoint disabled' }
     : secret === null

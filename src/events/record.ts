@@ -14,6 +14,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import type { Event, Issuer } from '../generated/prisma/client.ts';
+import { documentEventRead, documentEventStored, LISTED_COLUMNS } from '../issuing/document-view.ts';
 import type { EventPayload, EventType } from './types.ts';
 
 /** Prisma's transaction client or the client itself: events join whatever the caller runs in. */
@@ -29,6 +30,11 @@ export interface NewEvent {
   endpointId?: string;
   /** When the deliveries fall due (default: now); a ping sent at once by its caller is not due. */
   deliverAt?: Date;
+  /**
+   * `data` is the document's list entry and more (documentEventData): stored without what the
+   * document row gives back, put back on read (`eventPayloads`).
+   */
+  fromDocument?: boolean;
 }
 
 /**
@@ -37,15 +43,16 @@ export interface NewEvent {
  */
 export async function recordEvent(db: Db, e: NewEvent, now: Date): Promise<string | null> {
   const id = randomUUID();
-  const data = JSON.stringify(e.data);
+  const fromDocument = e.fromDocument === true && e.documentId != null;
+  const data = JSON.stringify(fromDocument ? documentEventStored(e.data) : e.data);
   const endpointFilter = e.endpointId
     ? Prisma.sql`w.id = ${e.endpointId}::uuid`
     : Prisma.sql`w.enabled AND (cardinality(w.events) = 0 OR ${e.type} = ANY (w.events))`;
   const rows = await db.$queryRaw<{ id: string }[]>`
     WITH ev AS (
-      INSERT INTO events (id, issuer_id, type, data, document_id, dedupe_key, created_at)
+      INSERT INTO events (id, issuer_id, type, data, document_id, dedupe_key, created_at, from_document)
       VALUES (${id}::uuid, ${e.issuerId}::uuid, ${e.type}, ${data}::jsonb, ${e.documentId ?? null}::uuid,
-              ${e.dedupeKey ?? null}, ${now})
+              ${e.dedupeKey ?? null}, ${now}, ${fromDocument})
       ON CONFLICT (dedupe_key) DO NOTHING
       RETURNING id, issuer_id
     ), fan AS (
@@ -58,13 +65,28 @@ export async function recordEvent(db: Db, e: NewEvent, now: Date): Promise<strin
   return rows[0]?.id ?? null;
 }
 
-export function eventPayload(e: Pick<Event, 'id' | 'type' | 'createdAt' | 'data'>): EventPayload {
-  return {
-    id: e.id,
-    type: e.type as EventType,
-    created_at: e.createdAt.toISOString(),
-    data: e.data as Record<string, unknown>,
-  };
+type StoredEvent = Pick<Event, 'id' | 'type' | 'createdAt' | 'data' | 'documentId' | 'fromDocument'>;
+
+/** The events as delivered and listed: a document event's `data` completed from its document row. */
+export async function eventPayloads(ctx: AppContext, events: StoredEvent[]): Promise<EventPayload[]> {
+  const ids = [...new Set(events.filter((e) => e.fromDocument && e.documentId).map((e) => e.documentId!))];
+  const documents = ids.length
+    ? await ctx.db.prisma.document.findMany({
+        where: { id: { in: ids } },
+        select: { id: true, ...LISTED_COLUMNS, issuer: { select: { rut: true } } },
+      })
+    : [];
+  const byId = new Map(documents.map((d) => [d.id, d]));
+  return events.map((e) => {
+    const stored = e.data as Record<string, unknown>;
+    const doc = e.fromDocument && e.documentId ? byId.get(e.documentId) : undefined;
+    return {
+      id: e.id,
+      type: e.type as EventType,
+      created_at: e.createdAt.toISOString(),
+      data: doc ? documentEventRead(ctx.config, doc.issuer.rut, doc, stored) : stored,
+    };
+  });
 }
 
 export interface EventFilters {
@@ -91,7 +113,7 @@ export async function listEvents(ctx: AppContext, issuer: Issuer, f: EventFilter
     }),
     ctx.db.prisma.event.count({ where }),
   ]);
-  return { data: rows.map(eventPayload), total, page: f.page, limit: f.limit };
+  return { data: await eventPayloads(ctx, rows), total, page: f.page, limit: f.limit };
 }
 
 /** The events of one document, oldest first (for a document page). */
@@ -100,7 +122,7 @@ export async function eventsOfDocument(ctx: AppContext, issuer: Issuer, document
     where: { issuerId: issuer.id, documentId },
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
   });
-  return rows.map(eventPayload);
+  return eventPayloads(ctx, rows);
 }
 
 /** One event of the issuer, or EVENT_NOT_FOUND (also for another issuer's event). */

@@ -18,6 +18,7 @@ import { DTE_NAMES, type DteType } from '../dte/model.ts';
 import { AppError } from '../errors.ts';
 import type { Document, EmailMessage, Issuer } from '../generated/prisma/client.ts';
 import { isAccepted } from './document-state.ts';
+import { documentContent, signedXmlOf } from './document-content.ts';
 import { findIssuedDocument } from './document-status.ts';
 import { documentFile } from './document-files.ts';
 import { type EmailView, emailViewOf } from './email-view.ts';
@@ -41,7 +42,9 @@ export async function sendDocumentEmail(
 ): Promise<{ document: Document; email: EmailView }> {
   if (!emailEnabled(ctx)) throw new AppError('EMAIL_DISABLED');
   const document = await findIssuedDocument(ctx, issuer, input.type, input.folio);
-  const receiverEmail = (document.request as { receiver?: { email?: string } }).receiver?.email;
+  const receiverEmail = input.to?.length
+    ? undefined
+    : ((await documentContent(ctx, document)).request as { receiver?: { email?: string } }).receiver?.email;
   const to = input.to?.length ? [...new Set(input.to)] : receiverEmail ? [receiverEmail] : [];
   if (to.length === 0) throw new AppError('EMAIL_NO_RECIPIENT');
   if (document.estadoSii === 'rechazado') {
@@ -127,7 +130,7 @@ async function composeEmail(ctx: AppContext, issuer: Issuer, document: Document,
   // Intercambio: the same signed DTE, in an envelope addressed to the receiver (RutReceptor).
   const envelope = buildEnvelope(
     envelopeKindOf(document.type),
-    [{ type: document.type, signedXml: document.signedXml }],
+    [{ type: document.type, signedXml: await signedXmlOf(ctx, document) }],
     {
       ...caratulaOf(issuer, cert.holderRut ?? issuer.rut, santiagoTimestamp(ctx.clock())),
       receiverRut: document.receiverRut,

@@ -1,19 +1,20 @@
 /**
  * Downloads of a document's PDF and signed XML (docs/api.md §4.5, docs/design.md §5). Access is by API
  * key (any role, checked by the auth hook) or by the document's public token `tk`, which opens
- * only that document. The XML is served as the exact signed bytes (ISO-8859-1); the PDF is
- * rendered from the stored document model and TED once, then stored (`storedPdf`); both are
+ * only that document. The XML is served as the exact signed bytes (ISO-8859-1, unpacked and
+ * checked against their SHA-256 by document-content.ts); the PDF is rendered from the stored
+ * document model and TED once, then stored (`storedPdf`); both are
  * kept in memory once served (`downloadDocumentFile`, src/file-cache.ts).
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context.ts';
-import type { DteDocument } from '../dte/model.ts';
 import { normalizeRut } from '../dte/rut.ts';
 import { AppError } from '../errors.ts';
 import type { Document, Issuer } from '../generated/prisma/client.ts';
 import type { AuthenticatedKey } from '../admin/api-keys.ts';
 import { environmentOf } from '../admin/environment.ts';
 import { FileCache } from '../file-cache.ts';
+import { documentContent, signedXmlOf } from './document-content.ts';
 
 export type FileKind = 'pdf' | 'xml';
 export type PdfFormat = 'letter' | '80mm';
@@ -31,11 +32,11 @@ function sameToken(a: string, b: string): boolean {
 }
 
 /**
- * A located document without its large columns (the request, the model and the signed XML of
+ * A located document without its large columns (the request, the model, the TED and the signed XML of
  * a 1000-line boleta weigh about a megabyte): a download reads only what it serves.
  */
-export type LocatedDocument = Omit<Document, 'request' | 'model' | 'signedXml'>;
-const LIGHT = { request: true, model: true, signedXml: true } as const;
+export type LocatedDocument = Omit<Document, 'request' | 'model' | 'signedXml' | 'ted'>;
+const LIGHT = { request: true, model: true, signedXml: true, ted: true } as const;
 
 async function findDocument(
   ctx: AppContext,
@@ -153,13 +154,12 @@ export async function documentFile(
     return {
       filename: `${base}.xml`,
       contentType: 'application/xml; charset=ISO-8859-1',
-      body: Buffer.from(
-        (
-          await ctx.db.prisma.document.findUniqueOrThrow({
-            where: { id: document.id },
-            select: { signedXml: true },
-          })
-        ).signedXml,
+      body: await signedXmlOf(
+        ctx,
+        await ctx.db.prisma.document.findUniqueOrThrow({
+          where: { id: document.id },
+          select: { issuerId: true, signedXml: true },
+        }),
       ),
     };
   }
@@ -178,14 +178,17 @@ async function storedPdf(ctx: AppContext, document: LocatedDocument, format: Pdf
   const where = { documentId_format: { documentId: document.id, format } };
   const stored = await ctx.db.prisma.documentFile.findUnique({ where, select: { body: true } });
   if (stored) return Buffer.from(stored.body);
-  const { model } = await ctx.db.prisma.document.findUniqueOrThrow({
-    where: { id: document.id },
-    select: { model: true },
-  });
+  const { model, ted } = await documentContent(
+    ctx,
+    await ctx.db.prisma.document.findUniqueOrThrow({
+      where: { id: document.id },
+      select: { issuerId: true, signedXml: true, ted: true, model: true, request: true },
+    }),
+  );
   const body = await ctx.pdf.render(
     {
-      doc: model as unknown as DteDocument,
-      ted: document.ted,
+      doc: model,
+      ted,
       format,
       sandbox: document.environment === 'sandbox',
     },

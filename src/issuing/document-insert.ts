@@ -20,8 +20,8 @@ import { type CalendarDate, toDbDate } from '../dte/calendar-date.ts';
 import type { DteDocument } from '../dte/model.ts';
 import { envelopeKindOf } from '../dte/envelope.ts';
 import type { IssueRequest } from '../dte/issue-request.ts';
-import type { Document, EmailMessage, Environment, Prisma } from '../generated/prisma/client.ts';
-import { documentView, searchable } from './document-view.ts';
+import type { Document, EmailMessage, Environment } from '../generated/prisma/client.ts';
+import { documentEventStored, documentView, searchable } from './document-view.ts';
 import { emailViewOf } from './email-view.ts';
 import type { FolioReservation } from './folios.ts';
 
@@ -60,8 +60,8 @@ const INSERT_SQL = `
            $24::timestamptz, $24::timestamptz, $24::timestamptz
       FROM doc WHERE $30::uuid IS NOT NULL
   ), ev AS (
-    INSERT INTO events (id, issuer_id, type, data, document_id, dedupe_key, created_at)
-    SELECT $34::uuid, doc.issuer_id, 'document.issued', $35::jsonb, doc.id, NULL, $29::timestamptz FROM doc
+    INSERT INTO events (id, issuer_id, type, data, document_id, dedupe_key, created_at, from_document)
+    SELECT $34::uuid, doc.issuer_id, 'document.issued', $35::jsonb, doc.id, NULL, $29::timestamptz, true FROM doc
     RETURNING id, issuer_id
   ), fan AS (
     INSERT INTO webhook_deliveries (id, issuer_id, event_id, endpoint_id, state, next_run_at, created_at)
@@ -79,7 +79,8 @@ export interface DocumentInsertInput {
   req: IssueRequest;
   doc: DteDocument;
   reservation: FolioReservation;
-  built: { ted: string; bytes: Buffer };
+  /** What `signed_xml` stores: the signed XML, TED, model and request, packed (document-content.ts). */
+  packed: Buffer;
   envelope: Buffer | null;
   idempotencyId: string | null;
   /** Receiver e-mail addresses named by the request (none: no e-mail row). */
@@ -92,7 +93,7 @@ export interface DocumentInsertInput {
 
 /** The statement and the rows it will write, computed in full before it runs. */
 export function documentInsert(input: DocumentInsertInput): DocumentInsert {
-  const { issuer, env, doc, reservation, built, envelope, now } = input;
+  const { issuer, env, doc, reservation, envelope, now } = input;
   const written = new Date();
   const receiverName = doc.receiver.name ?? '';
   const document: Document = {
@@ -111,10 +112,11 @@ export function documentInsert(input: DocumentInsertInput): DocumentInsert {
     vat: BigInt(doc.totals.vat),
     vatRate: doc.totals.vatRate,
     total: BigInt(doc.totals.total),
-    request: input.req as unknown as Prisma.JsonValue,
-    model: doc as unknown as Prisma.JsonValue,
-    signedXml: new Uint8Array(built.bytes),
-    ted: built.ted,
+    // In `signedXml`, packed with the signed bytes (document-content.ts).
+    request: null,
+    model: null,
+    signedXml: new Uint8Array(input.packed),
+    ted: null,
     publicToken: randomBytes(24).toString('base64url'),
     estadoSii: env === 'sandbox' ? 'local' : 'pendiente',
     siiCode: null,
@@ -173,10 +175,10 @@ export function documentInsert(input: DocumentInsertInput): DocumentInsert {
     String(doc.totals.vat),
     doc.totals.vatRate,
     String(doc.totals.total),
-    JSON.stringify(input.req),
-    JSON.stringify(doc),
-    built.bytes,
-    built.ted,
+    null,
+    null,
+    input.packed,
+    null,
     document.publicToken,
     document.estadoSii,
     written.toISOString(),
@@ -190,7 +192,8 @@ export function documentInsert(input: DocumentInsertInput): DocumentInsert {
     envelope,
     envelope ? createHash('sha256').update(envelope).digest('hex') : null,
     randomUUID(),
-    JSON.stringify(eventData),
+    // Without what the document row gives back (document-view.ts).
+    JSON.stringify(documentEventStored(eventData)),
   ];
   return { document, email, submissionId, text: INSERT_SQL, values };
 }

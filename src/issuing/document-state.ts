@@ -26,10 +26,10 @@
  * `aceptado_con_reparos` into `aceptado`. `anulado` is final.
  */
 import type { AppContext } from '../context.ts';
-import type { DteDocument } from '../dte/model.ts';
 import { recordEvent } from '../events/record.ts';
 import type { EventType } from '../events/types.ts';
 import { type Document, EstadoSii, type Prisma } from '../generated/prisma/client.ts';
+import { documentContent, type StoredContent } from './document-content.ts';
 import { documentView } from './document-view.ts';
 import { emailViewOf } from './email-view.ts';
 
@@ -155,6 +155,7 @@ export async function transition(
         issuerId: document.issuerId,
         type,
         documentId,
+        fromDocument: true,
         data: await documentEventData(ctx, tx, issuerRut, document, { previous: from, reason: change.reason }),
       },
       ctx.clock(),
@@ -175,10 +176,10 @@ export async function voidReferencedDocuments(
   ctx: AppContext,
   tx: Prisma.TransactionClient,
   issuerRut: string,
-  note: Pick<Document, 'id' | 'type' | 'folio' | 'issuerId' | 'environment' | 'model'>,
+  note: Pick<Document, 'id' | 'type' | 'folio' | 'issuerId' | 'environment'> & StoredContent,
 ): Promise<void> {
   if (note.type !== 61 && note.type !== 56) return;
-  const model = note.model as unknown as DteDocument;
+  const { model } = await documentContent(ctx, note);
   for (const ref of model.refs ?? []) {
     if (ref.code !== 1 || !/^\d+$/.test(ref.type) || !/^\d+$/.test(ref.folio)) continue;
     if (note.type === 56 && ref.type !== '61') continue;

@@ -66,6 +66,51 @@ export function documentView(config: Config, issuerRut: string, doc: ListedDocum
 
 export type DocumentView = ReturnType<typeof documentView>;
 
+/**
+ * The keys of a document event's `data` that the document row gives back: its list entry's
+ * columns that never change after issuing (the file URLs are built from the token and the
+ * current PUBLIC_BASE_URL). A document event keeps only the rest (`events.from_document`):
+ * estado_sii, track_id, email, sii and what the event adds — about half the bytes of its row.
+ */
+const ROW_KEYS = ['type', 'folio', 'date', 'receiver', 'totals', 'env', 'pdf_url', 'xml_url', 'created_at'];
+
+/** What a document event stores of `data` (read back with `documentEventRead`). */
+export function documentEventStored(data: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...data };
+  for (const k of ROW_KEYS) delete out[k];
+  return out;
+}
+
+/** A document event's `data` as written: the document's list entry, what the event stored over it. */
+export function documentEventRead(
+  config: Config,
+  issuerRut: string,
+  doc: ListedDocument,
+  stored: Record<string, unknown>,
+): Record<string, unknown> {
+  // The stored keys replace the entry's in place: the key order is the one written.
+  return { ...documentView(config, issuerRut, doc), ...stored };
+}
+
+/** The columns `documentEventRead` reads (a Prisma `select`). */
+export const LISTED_COLUMNS = {
+  type: true,
+  folio: true,
+  date: true,
+  receiverRut: true,
+  receiverName: true,
+  net: true,
+  exempt: true,
+  vat: true,
+  vatRate: true,
+  total: true,
+  environment: true,
+  estadoSii: true,
+  trackId: true,
+  publicToken: true,
+  createdAt: true,
+} as const;
+
 /** Lower-case, accent-free text for `q` search (stored in documents.search_text). */
 export function searchable(text: string): string {
   return text

@@ -29,6 +29,7 @@ import { type CalendarDate, compareDates, fromDbDate } from '../dte/calendar-dat
 import { dateOfInstantInSantiago, santiagoTimestamp } from '../dte/chile-time.ts';
 import { issueEmailState } from './email-queue.ts';
 import { checkFolioStock, folioThreshold } from './folio-alerts.ts';
+import { packContent } from './document-content.ts';
 import { documentInsert } from './document-insert.ts';
 import { voidReferencedDocuments } from './document-state.ts';
 import { fileUrls, totalsView } from './document-view.ts';
@@ -98,7 +99,9 @@ export async function issueDocument(
   const references = await checkReferences(ctx, issuer, env, computed);
   const { target } = references;
   const draft: DteDocument =
-    computed.type === 61 ? { ...computed, receiver: receiverFromTarget(computed.receiver, target) } : computed;
+    computed.type === 61
+      ? { ...computed, receiver: await receiverFromTarget(ctx, computed.receiver, target) }
+      : computed;
   if (env === 'sandbox') await ensureSandboxCaf(ctx, issuer, draft.type);
 
   const timestamp = santiagoTimestamp(now);
@@ -182,6 +185,11 @@ async function persistDocument(
   const { issuer, env, date, doc, reservation } = input;
   const now = ctx.clock();
   const to = input.req.receiver?.email ? [input.req.receiver.email] : [];
+  const packed = await packContent(ctx, {
+    issuerId: issuer.id,
+    cafId: reservation.cafId,
+    content: { xml: input.built.bytes, ted: input.built.ted, model: doc, request: input.req },
+  });
   const insert = documentInsert({
     config: ctx.config,
     issuer,
@@ -190,7 +198,7 @@ async function persistDocument(
     req: input.req,
     doc,
     reservation,
-    built: input.built,
+    packed,
     envelope: input.envelope,
     idempotencyId: input.opts.idempotencyId ?? null,
     emailTo: to,

@@ -21,6 +21,7 @@ import { fromDbDate } from '../dte/calendar-date.ts';
 import { DTE_TYPES, type DteDocument, type DteType, type ReceiverInfo } from '../dte/model.ts';
 import { AppError, validationError } from '../errors.ts';
 import { ruleDetail } from '../rules.ts';
+import { documentContent } from './document-content.ts';
 import { type Document, type Environment, type Issuer, Prisma } from '../generated/prisma/client.ts';
 
 const isOwnDteType = (t: string): t is `${DteType}` => (DTE_TYPES as readonly number[]).map(String).includes(t);
@@ -90,7 +91,7 @@ export async function checkReferences(
     const t = doc.totals;
     const credits = doc.type === 61 && (ref.code === 1 || ref.code === 3);
     if (ref.code === 1 || credits) out.lockIds.push(target.id);
-    const others = ref.code === 1 || credits ? await notesAgainst(reader, target) : [];
+    const others = ref.code === 1 || credits ? await notesAgainst(ctx, reader, target) : [];
     if (ref.code === 1) {
       // A voiding note repeats the original totals (CodRef 1 "Anula Documento de Referencia").
       const same =
@@ -185,7 +186,7 @@ interface NoteAgainst {
  * count: not voided, not rejected by the SII (pending and sent ones count, as the SII may
  * accept them).
  */
-async function notesAgainst(reader: Reader, target: Document): Promise<NoteAgainst[]> {
+async function notesAgainst(ctx: AppContext, reader: Reader, target: Document): Promise<NoteAgainst[]> {
   const notes = await reader.document.findMany({
     where: {
       issuerId: target.issuerId,
@@ -194,11 +195,21 @@ async function notesAgainst(reader: Reader, target: Document): Promise<NoteAgain
       receiverRut: target.receiverRut,
       NOT: { estadoSii: { in: ['anulado', 'rechazado'] } },
     },
-    select: { type: true, folio: true, total: true, estadoSii: true, model: true },
+    select: {
+      type: true,
+      folio: true,
+      total: true,
+      estadoSii: true,
+      issuerId: true,
+      signedXml: true,
+      ted: true,
+      model: true,
+      request: true,
+    },
   });
   const out: NoteAgainst[] = [];
   for (const n of notes) {
-    const refs = (n.model as unknown as DteDocument).refs ?? [];
+    const refs = (await documentContent(ctx, n)).model.refs ?? [];
     const ref = refs.find(
       (r) => r.type === String(target.type) && r.folio === String(target.folio) && (r.code === 1 || r.code === 3),
     );
@@ -219,9 +230,13 @@ async function notesAgainst(reader: Reader, target: Document): Promise<NoteAgain
  * A 61 may carry only `rut` and `name`; the giro, address, comuna and city come from the
  * referenced document of this issuer, and what the caller gave wins.
  */
-export function receiverFromTarget(receiver: ReceiverInfo, target: Document | null): ReceiverInfo {
+export async function receiverFromTarget(
+  ctx: AppContext,
+  receiver: ReceiverInfo,
+  target: Document | null,
+): Promise<ReceiverInfo> {
   if (!target) return receiver;
-  const from = (target.model as unknown as DteDocument).receiver ?? { rut: target.receiverRut };
+  const from = (await documentContent(ctx, target)).model.receiver ?? { rut: target.receiverRut };
   const out: ReceiverInfo = { ...receiver };
   for (const k of ['activity', 'address', 'comuna', 'city'] as const) {
     if (out[k] === undefined && from[k] !== undefined) out[k] = from[k];

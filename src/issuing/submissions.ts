@@ -33,6 +33,7 @@ import {
   type UploadResult,
 } from '../sii/types.ts';
 import { santiagoTimestamp } from '../dte/chile-time.ts';
+import { signedXmlOf } from './document-content.ts';
 import { transition } from './document-state.ts';
 import { signingCertificate } from './key-material.ts';
 import type { EstadoSii } from './document-state.ts';
@@ -124,8 +125,9 @@ async function insertSubmission(
 /** A new submission of a stored document (resubmit after an envelope-level rejection). */
 export async function createSubmission(
   ctx: AppContext,
-  input: { issuer: Issuer; document: Pick<Document, 'id' | 'type' | 'signedXml'> },
+  input: { issuer: Issuer; document: Pick<Document, 'id' | 'type' | 'issuerId' | 'signedXml'> },
 ): Promise<Submission> {
+  const signedXml = await signedXmlOf(ctx, input.document);
   // The new envelope must not be byte-identical to an earlier one of this document: DTEUpload
   // would answer STATUS 99 with the old (rejected) track id instead of taking it. Its only
   // varying part is the signing timestamp, in whole seconds, so a resubmit within the same
@@ -136,10 +138,10 @@ export async function createSubmission(
   });
   const taken = new Set(earlier.map((e) => e.envelopeSha256));
   let at = ctx.clock();
-  let envelope = await buildSubmissionEnvelope(ctx, input.issuer, input.document.signedXml, input.document.type, at);
+  let envelope = await buildSubmissionEnvelope(ctx, input.issuer, signedXml, input.document.type, at);
   while (taken.has(createHash('sha256').update(envelope).digest('hex'))) {
     at = new Date(at.getTime() + 1000);
-    envelope = await buildSubmissionEnvelope(ctx, input.issuer, input.document.signedXml, input.document.type, at);
+    envelope = await buildSubmissionEnvelope(ctx, input.issuer, signedXml, input.document.type, at);
   }
   return ctx.db.prisma.$transaction((tx) => insertSubmission(tx, input.issuer, input.document, envelope));
 }

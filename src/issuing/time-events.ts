@@ -53,6 +53,7 @@ export async function scanTimeEvents(ctx: AppContext): Promise<number> {
           type: 'document.submission_delayed',
           documentId: d.id,
           dedupeKey: `document.submission_delayed:${d.id}`,
+          fromDocument: true,
           data: {
             ...(await documentEventData(ctx, tx, d.issuer.rut, d)),
             last_error: d.lastSubmitError,

@@ -10,6 +10,7 @@ import { type MailCatcher, startMailCatcher } from '../helpers/events.ts';
 import { eventually } from '../helpers/live.ts';
 import { factura, RECEIVER } from '../helpers/requests.ts';
 import { xmllint, xmlsecVerify } from '../helpers/verify.ts';
+import { signedXmlOf } from '../../src/issuing/document-content.ts';
 
 let t: TestApp;
 let mail: MailCatcher;
@@ -65,7 +66,7 @@ describe('e-mail to the receiver (sandbox)', () => {
     expect(xmllint(envelope, 'EnvioDTE_v10.xsd').ok).toBe(true);
     const dte = /<DTE [\s\S]*?<\/DTE>/.exec(text)?.[0] ?? '';
     const stored = await t.ctx.db.prisma.document.findFirstOrThrow({ where: { folio, type: 33, issuer: { rut } } });
-    expect(Buffer.from(stored.signedXml).toString('latin1')).toContain(dte);
+    expect((await signedXmlOf(t.ctx, stored)).toString('latin1')).toContain(dte);
     expect(xmlsecVerify(Buffer.from(`<?xml version="1.0" encoding="ISO-8859-1"?>\n${dte}`, 'latin1')).ok).toBe(true);
 
     const entry = await eventually(async () => {

@@ -15,6 +15,7 @@ import { deactivateIssuer } from '../../src/admin/issuers.ts';
 import { FileCache } from '../../src/file-cache.ts';
 import { buildTestApp, createTestTenant, TEST_MASTER_KEY, type KeyClient, type TestApp } from '../helpers/app.ts';
 import { factura, RECEIVER } from '../helpers/requests.ts';
+import { signedXmlOf } from '../../src/issuing/document-content.ts';
 
 const run = promisify(execFile);
 
@@ -62,9 +63,14 @@ const get = (t: TestApp, url: string, headers: Record<string, string> = {}) =>
 async function stored(t: TestApp, rut: string, d: Issued) {
   const doc = await t.db.prisma.document.findFirstOrThrow({
     where: { issuer: { rut }, type: d.type, folio: d.folio },
-    select: { id: true, signedXml: true, files: { where: { format: 'letter' }, select: { body: true } } },
+    select: {
+      id: true,
+      issuerId: true,
+      signedXml: true,
+      files: { where: { format: 'letter' }, select: { body: true } },
+    },
   });
-  return { id: doc.id, xml: Buffer.from(doc.signedXml), pdf: doc.files[0] ? Buffer.from(doc.files[0].body) : null };
+  return { id: doc.id, xml: await signedXmlOf(t.ctx, doc), pdf: doc.files[0] ? Buffer.from(doc.files[0].body) : null };
 }
 
 async function until(what: string, check: () => boolean, ms = 15_000): Promise<void> {

@@ -13,6 +13,7 @@ import { buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../
 import { factura, RECEIVER, requestFor } from '../helpers/requests.ts';
 import { testSeed } from '../helpers/seed.ts';
 import { xmlsecVerify } from '../helpers/verify.ts';
+import { signedXmlOf } from '../../src/issuing/document-content.ts';
 
 const seed = testSeed(import.meta.url);
 let t: TestApp;
@@ -227,7 +228,7 @@ describe('arbitrary Unicode in every free-text field of every type', () => {
         const stored = await t.ctx.db.prisma.document.findFirstOrThrow({
           where: { folio: res.json().folio, type, issuer: { rut } },
         });
-        const bytes = Buffer.from(stored.signedXml);
+        const bytes = await signedXmlOf(t.ctx, stored);
         const xmlsec = xmlsecVerify(bytes);
         expect(xmlsec.ok, xmlsec.output).toBe(true);
         expect(tedVerifies(bytes)).toBe(true);

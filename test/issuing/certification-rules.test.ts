@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
 import { factura, RECEIVER, requestFor } from '../helpers/requests.ts';
+import { signedXmlOf } from '../../src/issuing/document-content.ts';
 
 /** The real date of the run (the injected clock): 2026-11-23 in Santiago. */
 const NOW = new Date('2026-11-23T15:00:00Z');
@@ -63,7 +64,7 @@ async function refused(payload: unknown, path: string, code = 'VALIDATION_FAILED
 
 async function xmlOf(d: { type: number; folio: number }): Promise<string> {
   const row = await t.ctx.db.prisma.document.findFirstOrThrow({ where: { type: d.type, folio: d.folio } });
-  return Buffer.from(row.signedXml).toString('latin1');
+  return (await signedXmlOf(t.ctx, row)).toString('latin1');
 }
 
 async function estadoOf(d: { type: number; folio: number }): Promise<string> {

@@ -12,6 +12,7 @@ import { validateDte } from '../../src/dte/xsd.ts';
 import { buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
 import { RECEIVER } from '../helpers/requests.ts';
 import { xmlsecVerify } from '../helpers/verify.ts';
+import { signedXmlOf } from '../../src/issuing/document-content.ts';
 
 const NOW = new Date('2026-11-23T15:00:00Z');
 const ISSUER_RUT = '76086428-5';
@@ -161,7 +162,7 @@ beforeAll(async () => {
     expect(res.statusCode, `${name}: ${res.body}`).toBe(200);
     const { type, folio } = res.json();
     const row = await t.ctx.db.prisma.document.findFirstOrThrow({ where: { type, folio } });
-    stored.set(name, Buffer.from(row.signedXml));
+    stored.set(name, await signedXmlOf(t.ctx, row));
   }
 });
 

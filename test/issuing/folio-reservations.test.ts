@@ -65,7 +65,7 @@ async function writeDocument(issuer: Issuer, reservation: FolioReservation): Pro
     req,
     doc,
     reservation,
-    built: { ted: '<TED version="1.0"/>', bytes: Buffer.from('<DTE/>', 'latin1') },
+    packed: Buffer.from('<DTE/>', 'latin1'),
     envelope: null,
     idempotencyId: null,
     emailTo: [],

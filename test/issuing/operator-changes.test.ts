@@ -18,6 +18,7 @@ import { importCertificate as importCertificateUseCase } from '../../src/admin/c
 import { generateTestCertificate, parsePkcs12 } from '../../src/dte/certificate.ts';
 import { buildTestApp, createTestIssuer, createTestKey, TEST_MASTER_KEY, type TestApp } from '../helpers/app.ts';
 import { factura } from '../helpers/requests.ts';
+import { signedXmlOf } from '../../src/issuing/document-content.ts';
 
 const run = promisify(execFile);
 
@@ -103,9 +104,9 @@ async function issueAndGetSigner(t: TestApp, who: Who = { rut, issuerId, auth })
   expect(res.statusCode, res.body).toBe(200);
   const doc = await t.db.prisma.document.findFirstOrThrow({
     where: { issuerId: who.issuerId, folio: res.json().folio },
-    select: { signedXml: true },
+    select: { issuerId: true, signedXml: true },
   });
-  const xml = Buffer.from(doc.signedXml).toString('latin1');
+  const xml = (await signedXmlOf(t.ctx, doc)).toString('latin1');
   return /<X509Certificate>([^<]+)<\/X509Certificate>/.exec(xml)![1]!.replace(/\s+/g, '');
 }
 

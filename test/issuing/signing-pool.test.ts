@@ -21,6 +21,7 @@ import { cafFor, issue, TSTED, testCertificate } from '../helpers/dte-pipeline.t
 import { factura, requestFor } from '../helpers/requests.ts';
 import { xmlsecVerify } from '../helpers/verify.ts';
 import type { DteType } from '../../src/dte/model.ts';
+import { signedXmlOf } from '../../src/issuing/document-content.ts';
 
 const cert = testCertificate();
 
@@ -137,7 +138,7 @@ describe('issuing through the pool', () => {
     const stored = await t.ctx.db.prisma.document.findFirstOrThrow({
       where: { issuer: { rut }, folio: res.json().folio, type: 33 },
     });
-    const verified = xmlsecVerify(Buffer.from(stored.signedXml));
+    const verified = xmlsecVerify(await signedXmlOf(t.ctx, stored));
     expect(verified.ok, verified.output).toBe(true);
     expect(t.ctx.signer.stats().workers).toBeGreaterThanOrEqual(1);
   });
@@ -173,6 +174,6 @@ describe('issuing through the pool', () => {
     const stored = await t.ctx.db.prisma.document.findFirstOrThrow({
       where: { issuer: { rut }, folio: next.json().folio, type: 33 },
     });
-    expect(xmlsecVerify(Buffer.from(stored.signedXml)).ok).toBe(true);
+    expect(xmlsecVerify(await signedXmlOf(t.ctx, stored)).ok).toBe(true);
   });
 });

@@ -18,6 +18,7 @@ import { dateOfInstantInSantiago } from '../../src/dte/chile-time.ts';
 import { formatRutDisplay } from '../../src/dte/rut.ts';
 import type { Issuer } from '../../src/generated/prisma/client.ts';
 import { bearer, buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
+import { documentContent } from '../../src/issuing/document-content.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = join(process.cwd(), 'test-artifacts', 'screenshots');
@@ -455,7 +456,7 @@ describe('dashboard in chromium', () => {
     const f34 = await issue(o);
     issued.push({ type: 34, folio: f34 });
     const d34 = await t.db.prisma.document.findFirstOrThrow({ where: { issuerId: issuer.id, type: 34, folio: f34 } });
-    expect((d34.model as { payment?: number }).payment).toBe(2);
+    expect((await documentContent(t.ctx, d34)).model.payment).toBe(2);
     await fillIssue(o, 39, [{ name: 'Café ½ kg', qty: '2', price: '6990' }], { receiver: false });
     issued.push({ type: 39, folio: await issue(o) });
     await fillIssue(o, 41, [{ name: 'Entrada museo', qty: '2', price: '3000' }], { receiver: false });

@@ -7,6 +7,7 @@ import { DTE_TYPES } from '../../dte/model.ts';
 import { isEmailAddress } from '../../dte/email-address.ts';
 import { AppError, ERROR_CATALOG, type ErrorCode } from '../../errors.ts';
 import type { Environment } from '../../admin/environment.ts';
+import { documentContent } from '../../issuing/document-content.ts';
 import { documentFile } from '../../issuing/document-files.ts';
 import { findIssuedDocument } from '../../issuing/document-status.ts';
 import { environmentOf } from '../../admin/environment.ts';
@@ -31,7 +32,6 @@ import { attr, html } from '../html.ts';
 import { csrfField, describedBy, fieldError, notice, page } from '../layout.ts';
 import { errorMessage } from '../messages.ts';
 import { issuerOf, sendHtml, signedIn } from '../plugin.ts';
-import type { DteDocument } from '../../dte/model.ts';
 import { emailEnabled, emailsOfDocument, sendDocumentEmail } from '../../issuing/document-email.ts';
 import { eventsOfDocument } from '../../events/record.ts';
 
@@ -176,7 +176,8 @@ ${result.data.map(
     app.get('/:rut/documentos/:type/:folio', async (request, reply) => {
       const web = signedIn(request);
       const { issuer, document: d } = await findDoc(request);
-      const model = d.model as unknown as DteDocument;
+      const content = await documentContent(ctx, d);
+      const model = content.model;
       const base = `/dashboard/${issuer.rut}/documentos/${d.type}/${d.folio}`;
       const files = `${base}/%s?env=${d.environment}`;
       const [events, emails] = await Promise.all([
@@ -193,7 +194,7 @@ ${result.data.map(
         emailEnabled(ctx) &&
         d.environment === environmentOf(issuer) &&
         d.estadoSii !== 'rechazado';
-      const receiverEmail = (d.request as { receiver?: { email?: string } } | null)?.receiver?.email ?? '';
+      const receiverEmail = (content.request as { receiver?: { email?: string } }).receiver?.email ?? '';
       // A refused "Reenviar por correo" comes back with the addresses typed and the reason.
       const emailError =
         flash.error === 'correo'
