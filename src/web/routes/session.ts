@@ -73,6 +73,8 @@ export function sessionRoutes(ctx: AppContext): FastifyPluginAsync {
         )
           throw err;
         const status = err.code === 'SIGN_IN_RATE_LIMITED' ? 429 : 401;
+        const retryAfter = err.headers?.['Retry-After'];
+        if (retryAfter) reply.header('Retry-After', retryAfter);
         const message =
           err.code === 'VALIDATION_FAILED' ? errorMessage(new AppError('SIGN_IN_FAILED')) : errorMessage(err);
         return sendHtml(
