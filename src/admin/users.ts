@@ -344,12 +344,20 @@ export async function setPasswordByLink(
  */
 export async function changeOwnPassword(
   ctx: AppContext,
-  input: { userId: string; sessionId: string; current: string; password: string },
+  input: { userId: string; sessionId: string; current: string; password: string; address: string },
 ): Promise<void> {
   const user = await ctx.db.prisma.user.findUnique({ where: { id: input.userId } });
   if (!user?.active) throw new AppError('UNAUTHENTICATED');
-  if (user.passwordHash !== null && !(await checkPassword(ctx, input.current, user.passwordHash))) {
-    throw new AppError('CURRENT_PASSWORD_WRONG');
+  if (user.passwordHash !== null) {
+    // Guessing the current password from a borrowed session counts like sign-in attempts.
+    const attempt = await countAttempt(ctx, user.email, input.address);
+    if (!attempt.allowed) {
+      throw new AppError('SIGN_IN_RATE_LIMITED', undefined, {
+        headers: { 'Retry-After': String(attempt.retryAfterSeconds) },
+      });
+    }
+    if (!(await checkPassword(ctx, input.current, user.passwordHash))) throw new AppError('CURRENT_PASSWORD_WRONG');
+    await giveBackAttempt(ctx, attempt.keys);
   }
   const parsed = passwordSchema.safeParse(input.password);
   if (!parsed.success) throw zodError(parsed.error.issues.map((i) => ({ ...i, path: ['password'] })));

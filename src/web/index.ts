@@ -8,6 +8,7 @@ import { documentRoutes } from './routes/documents.ts';
 import { folioRoutes } from './routes/folios.ts';
 import { issueRoutes } from './routes/issue.ts';
 import { keyRoutes } from './routes/keys.ts';
+import { passwordRoutes } from './routes/password.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { userRoutes } from './routes/users.ts';
@@ -31,6 +32,7 @@ export function dashboard(ctx: AppContext): FastifyPluginAsync {
     await registerDashboardBasics(app, ctx);
     for (const routes of [
       sessionRoutes,
+      passwordRoutes,
       documentRoutes,
       issueRoutes,
       folioRoutes,

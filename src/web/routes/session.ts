@@ -37,7 +37,8 @@ function signInForm(csrf: string, next: string, email: string, error?: string) {
   <label for="password">Contraseña</label>
   <input id="password" name="password" type="password" autocomplete="current-password" required>
   <button type="submit" class="button primary">Entrar</button>
-</form>`,
+</form>
+<p><a href="/dashboard/olvide">¿Olvidaste tu contraseña?</a></p>`,
   );
 }
 
@@ -111,7 +112,7 @@ export function sessionRoutes(ctx: AppContext): FastifyPluginAsync {
           barePage(
             'Enlace no válido',
             html`<p>El enlace ya se usó o expiró. Entra con tu correo y contraseña, o pide un enlace nuevo.</p>
-<p><a class="button" href="/dashboard/entrar">Entrar</a></p>`,
+<p><a class="button" href="/dashboard/entrar">Entrar</a> <a class="button" href="/dashboard/olvide">Enviar un enlace nuevo</a></p>`,
           ),
           410,
         );
