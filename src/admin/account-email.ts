@@ -14,7 +14,7 @@ export function accountEmailEnabled(ctx: AppContext): boolean {
 }
 
 /** The page of a reset or invitation link. */
-export function passwordLinkUrl(ctx: AppContext, token: string): string {
+function passwordLinkUrl(ctx: AppContext, token: string): string {
   return `${ctx.config.publicBaseUrl}/dashboard/contrasena/${token}`;
 }
 

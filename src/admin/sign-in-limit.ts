@@ -19,7 +19,7 @@
  */
 import type { AppContext } from '../context.ts';
 
-export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
+const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
 export const SIGN_IN_LIMITS = { pair: 10, ip: 30, email: 100 } as const;
 
 export interface AttemptVerdict {

@@ -371,6 +371,9 @@ export async function changeOwnPassword(
   });
 }
 
+/** Live reset links per user: asking again and again does not flood their mailbox. */
+const MAX_LIVE_RESET_LINKS = 5;
+
 /**
  * "¿Olvidaste tu contraseña?": a `reset` link for an active user with that e-mail, or null
  * (unknown e-mail, inactive user, too many requests for it). The caller answers the same either way.
@@ -383,15 +386,12 @@ export async function createResetLink(
   if (!isEmailAddress(email)) return null;
   const user = await ctx.db.prisma.user.findUnique({ where: { email } });
   if (!user?.active) return null;
-  // At most 5 live reset links per user: asking again and again does not flood their mailbox.
   const live = await ctx.db.prisma.signInToken.count({
     where: { userId: user.id, purpose: 'reset', usedAt: null, expiresAt: { gt: ctx.clock() } },
   });
   if (live >= MAX_LIVE_RESET_LINKS) return null;
   return { user, token: await createSignInToken(ctx, user.id, 'reset') };
 }
-
-export const MAX_LIVE_RESET_LINKS = 5;
 
 export interface SignedIn {
   session: Session;

@@ -1,5 +1,5 @@
 /**
- * Getting back in and sign-in that holds (issue 24, points 2, 4, 5) in a real browser:
+ * Getting back in and sign-in that holds in a real browser:
  * playwright-core driving Debian's chromium against the app on a random port, e-mail captured
  * by an in-process SMTP server (test/helpers/events.ts). A forgotten password reset by e-mail;
  * a used link offering a new one; an invitation instead of an owner-chosen password, with the

@@ -1,5 +1,5 @@
 /**
- * Sign-in that holds (issue 24, point 5), over HTTP without a browser: 20 concurrent attempts
+ * Sign-in that holds, over HTTP without a browser: 20 concurrent attempts
  * for one e-mail check at most 10 passwords and the right one does not get in once locked; the
  * refusal carries Retry-After; the pre-session CSRF token is signed, expiring and bound to the
  * browser's cookie, and a POST from another origin is refused; the dashboard's 405 and 404 are
