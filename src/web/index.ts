@@ -15,7 +15,7 @@ import { userRoutes } from './routes/users.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 
 const PREFIX = '/dashboard';
-const PAGE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const PAGE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 export function dashboard(ctx: AppContext): FastifyPluginAsync {
   return async (app) => {
@@ -52,7 +52,7 @@ export function dashboard(ctx: AppContext): FastifyPluginAsync {
         instance.route({
           method: missing,
           url: url.slice(PREFIX.length) || '/',
-          config: { web: 'public' },
+          config: { web: 'bare' },
           handler: async (_request, reply) => {
             reply.header('Allow', allow);
             throw new AppError('METHOD_NOT_ALLOWED');

@@ -43,8 +43,11 @@ const MAX_UPLOAD = 1024 * 1024;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Dashboard routes: 'public' needs no session (sign-in); default: a session is required. */
-    web?: 'public' | 'session';
+    /**
+     * Dashboard routes: 'public' needs no session (sign-in); 'bare' neither a session nor a CSRF
+     * token (the 405 answers, which change nothing); default: a session is required.
+     */
+    web?: 'public' | 'bare' | 'session';
   }
   interface FastifyRequest {
     web: SignedIn | null;
@@ -231,6 +234,7 @@ export async function registerDashboardBasics(app: FastifyInstance, ctx: AppCont
     const token = cookies(request).get(SESSION_COOKIE);
     request.web = token ? await resolveSession(ctx, token) : null;
     const mode = request.routeOptions.config?.web ?? 'session';
+    if (mode === 'bare') return;
     const writes = request.method !== 'GET' && request.method !== 'HEAD';
     if (mode === 'public') {
       if (writes && !(sameOriginPost(ctx, request) && validPreSessionCsrf(ctx, request, request.form.get('_csrf')))) {

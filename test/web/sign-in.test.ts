@@ -140,6 +140,11 @@ describe('error pages', () => {
     expect(salir.headers['content-type']).toContain('text/html');
     expect(salir.body).toContain('Esa acción no está disponible en esta página.');
     expect(salir.body).toContain('lang="es-CL"');
+    // Any other method too, without a CSRF token (a 405 changes nothing).
+    const put = await t.app.inject({ method: 'PUT', url: '/dashboard/entrar' });
+    expect(put.statusCode).toBe(405);
+    expect(put.headers.allow).toBe('GET, POST');
+    expect(put.headers['content-type']).toContain('text/html');
     const { cookie } = await dashboardSession(t, await createTestIssuer(t.ctx));
     const missing = await t.app.inject({ method: 'GET', url: '/dashboard/no/existe/aqui', headers: { cookie } });
     expect(missing.statusCode).toBe(404);
