@@ -57,6 +57,22 @@ export async function sendInvitation(
 ): Promise<{ url: string; sent: boolean }> {
   const url = passwordLinkUrl(ctx, await createSignInToken(ctx, user.id, 'invitation'));
   if (!accountEmailEnabled(ctx)) return { url, sent: false };
+  try {
+    await sendInvitationEmail(ctx, user, invitedBy, url);
+  } catch (err) {
+    // The user exists already: the owner gets the link to pass on rather than an error page.
+    ctx.log.warn({ err, user: user.id }, 'invitation e-mail failed');
+    return { url, sent: false };
+  }
+  return { url, sent: true };
+}
+
+async function sendInvitationEmail(
+  ctx: AppContext,
+  user: { id: string; email: string },
+  invitedBy: string,
+  url: string,
+): Promise<void> {
   await send(
     ctx,
     user.email,
@@ -68,5 +84,4 @@ Para entrar, elige tu contraseña en este enlace (sirve una sola vez y vence en 
 ${url}
 `,
   );
-  return { url, sent: true };
 }

@@ -152,3 +152,47 @@ describe('error pages', () => {
     expect(missing.body).toContain('Página no encontrada');
   });
 });
+
+describe('invitation without e-mail', () => {
+  it('shows the owner the invitation link once when the server has no SMTP_URL; the link sets the password', async () => {
+    const issuer = await createTestIssuer(t.ctx);
+    const { headers, csrf } = await dashboardSession(t, issuer);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/dashboard/${issuer.rut}/usuarios`,
+      headers,
+      payload: new URLSearchParams({ _csrf: csrf, email: 'sin-correo@empresa.cl', role: 'viewer' }).toString(),
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('este servidor no tiene correo configurado');
+    const path = /http:\/\/timbre\.test(\/dashboard\/contrasena\/[A-Za-z0-9_-]{43})/.exec(res.body)?.[1] ?? '';
+    expect(path).not.toBe('');
+    // A reload of that answer creates nothing new.
+    const again = await t.app.inject({
+      method: 'POST',
+      url: `/dashboard/${issuer.rut}/usuarios`,
+      headers,
+      payload: new URLSearchParams({ _csrf: csrf, email: 'sin-correo@empresa.cl', role: 'viewer' }).toString(),
+    });
+    expect(again.statusCode).toBe(409);
+    expect(again.body).toContain('Ya existe un usuario con ese correo.');
+    expect(again.body).toMatch(/<option value="viewer" selected>/);
+    const page = await t.app.inject({ method: 'GET', url: path });
+    expect(page.body).toContain('Crea tu contraseña');
+    const csrfCookie = cookieOf(page.headers['set-cookie'], 'timbre_csrf');
+    const token = /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
+    const set = await t.app.inject({
+      method: 'POST',
+      url: '/dashboard/contrasena',
+      headers: { cookie: csrfCookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        _csrf: token,
+        token: path.split('/').pop() ?? '',
+        password: PASSWORD,
+        confirm: PASSWORD,
+      }).toString(),
+    });
+    expect(set.statusCode).toBe(303);
+    expect(cookieOf(set.headers['set-cookie'], 'timbre_session')).toMatch(/^timbre_session=./);
+  });
+});

@@ -125,12 +125,12 @@ export function userRoutes(ctx: AppContext): FastifyPluginAsync {
       }
       const invitation = await sendInvitation(ctx, user, web.user.email);
       if (!invitation.sent) {
-        // No e-mail on this server: the owner passes the link on. The answer to the POST is
+        // No e-mail on this server, or the SMTP server refused it: the owner passes the link on. The answer to the POST is
         // the only place it is shown; reloading it answers "ya existe" (USER_EXISTS), never a
         // second user or link.
         const top = notice(
           'warn',
-          html`<p>Usuario ${user.email} agregado. Este servidor no envía correos: entrégale este enlace de invitación (sirve una vez y vence en 7 días):</p>
+          html`<p>Usuario ${user.email} agregado, pero no pudimos enviarle el correo${accountEmailEnabled(ctx) ? '' : ' (este servidor no tiene correo configurado)'}. Entrégale este enlace de invitación (sirve una vez y vence en 7 días):</p>
 <p><code>${invitation.url}</code></p>`,
         );
         return render(ctx, reply, { web, issuer, top });
