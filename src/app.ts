@@ -206,6 +206,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
 
   await app.register(async (instance) => {
     for (const [url, methods] of [...methodsByUrl]) {
+      // The dashboard answers its own 405 page, in Spanish (src/web/index.ts).
+      if (url.startsWith('/dashboard')) continue;
       const missing = ALL_METHODS.filter((m) => !methods.has(m));
       if (missing.length === 0) continue;
       const allow = [...methods].filter((m) => m !== 'HEAD' || methods.has('GET')).join(', ');

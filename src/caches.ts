@@ -67,6 +67,8 @@ export class KeyCaches {
   readonly contentDictionaries = new ContentDictionaries();
   /** A throwaway password hash, so that sign-in with an unknown e-mail costs as much as a real one. */
   dummyPasswordHash: Promise<string> | null = null;
+  /** Passwords checked by this process (sign-in, change): tests count them against the limit. */
+  passwordChecks = 0;
 
   /** Imported certificates of each issuer, newest first; only while the feed is heard. */
   private readonly certificateLists = new Map<string, Certificate[]>();

@@ -67,10 +67,11 @@ export const ERROR_CATALOG = {
   SERVICE_UNAVAILABLE: { status: 503, message: 'This instance is shutting down; retry the request.' },
   // Dashboard: users and sessions (src/admin/users.ts, src/web/)
   SIGN_IN_FAILED: { status: 401, message: 'The e-mail or the password is not correct.' },
-  SIGN_IN_RATE_LIMITED: { status: 429, message: 'Too many failed sign-ins; wait 15 minutes and try again.' },
+  SIGN_IN_RATE_LIMITED: { status: 429, message: 'Too many sign-in attempts; wait (Retry-After) and try again.' },
   USER_EXISTS: { status: 409, message: 'A user with that e-mail already exists.' },
   USER_NOT_FOUND: { status: 404, message: 'No user with that e-mail exists.' },
   CSRF_FAILED: { status: 403, message: 'The form expired or did not come from this dashboard; reload and try again.' },
+  CURRENT_PASSWORD_WRONG: { status: 400, message: 'The current password is not correct.' },
   // Hostile input and abuse (README "Hostile input and abuse")
   BAD_REQUEST: {
     status: 400,

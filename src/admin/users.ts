@@ -8,9 +8,12 @@
  * - Sessions: the cookie carries 32 random bytes; only their SHA-256 is stored. A session ends
  *   after 12 h without use or 7 days after sign-in, on sign-out, when the user is deactivated
  *   or their password is reset. `lastSeenAt` is written at most once a minute.
- * - Sign-in: unknown e-mail, inactive user and wrong password answer the same SIGN_IN_FAILED
- *   (and take the same scrypt time). Failures are counted in Postgres (shared by every
- *   instance): 10 per e-mail or 30 per client address within 15 minutes → SIGN_IN_RATE_LIMITED.
+ * - Sign-in: unknown e-mail, inactive user, a user without a password and a wrong password answer
+ *   the same SIGN_IN_FAILED (and take the same scrypt time). Every attempt is counted before its
+ *   password is checked (src/admin/sign-in-limit.ts, docs/sign-in.md) → SIGN_IN_RATE_LIMITED.
+ * - One-time links (only their SHA-256 stored, single use, expiring): `sign_in` (first-start
+ *   banner, CLI), `reset` (forgotten password, 1 h) and `invitation` (a new user, 7 days); the
+ *   last two lead to choosing a password, and work while sign-in is locked.
  */
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -22,6 +25,7 @@ import { isEmailAddress } from '../dte/email-address.ts';
 import { ruleIssue } from '../rules.ts';
 import type { Issuer, Role, Session, User } from '../generated/prisma/client.ts';
 import { ROLES } from './api-keys.ts';
+import { clearAttemptsOf, countAttempt, forgetOldAttempts, giveBackAttempt } from './sign-in-limit.ts';
 import { findIssuerOrThrow } from './issuers.ts';
 
 const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
@@ -31,11 +35,14 @@ const SCRYPT_MAXMEM = 64 * 1024 * 1024;
 export const MIN_PASSWORD_LENGTH = 10;
 export const SESSION_IDLE_MS = 12 * 3600 * 1000;
 export const SESSION_ABSOLUTE_MS = 7 * 24 * 3600 * 1000;
-const SIGN_IN_LINK_MS = 24 * 3600 * 1000;
 const TOUCH_RESOLUTION_MS = 60 * 1000;
-const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
-export const MAX_FAILURES_PER_EMAIL = 10;
-export const MAX_FAILURES_PER_ADDRESS = 30;
+/** How long each kind of one-time link lasts. */
+export const LINK_LIFETIME_MS = {
+  sign_in: 24 * 3600 * 1000,
+  reset: 3600 * 1000,
+  invitation: 7 * 24 * 3600 * 1000,
+} as const;
+export type LinkPurpose = keyof typeof LINK_LIFETIME_MS;
 
 async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
@@ -43,7 +50,8 @@ async function hashPassword(password: string): Promise<string> {
   return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
 }
 
-async function verifyPassword(password: string, stored: string): Promise<boolean> {
+async function verifyPassword(ctx: AppContext, password: string, stored: string): Promise<boolean> {
+  ctx.caches.passwordChecks += 1;
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64url');
@@ -73,12 +81,17 @@ export interface CreateUserInput {
   rut?: string;
   email: string;
   role: string;
-  password: string;
+  /** None: an invited user, who chooses one through their invitation link. */
+  password?: string;
 }
 
 export async function createUser(ctx: AppContext, input: CreateUserInput): Promise<User> {
   const parsed = z
-    .object({ email: emailSchema, role: z.enum(ROLES, `must be one of ${ROLES.join(', ')}`), password: passwordSchema })
+    .object({
+      email: emailSchema,
+      role: z.enum(ROLES, `must be one of ${ROLES.join(', ')}`),
+      password: passwordSchema.optional(),
+    })
     .safeParse(input);
   if (!parsed.success) throw zodError(parsed.error.issues);
   let accountId = input.accountId;
@@ -88,7 +101,7 @@ export async function createUser(ctx: AppContext, input: CreateUserInput): Promi
   }
   const account = await ctx.db.prisma.account.findUnique({ where: { id: accountId } });
   if (!account) throw new AppError('ACCOUNT_NOT_FOUND', `No account with id ${accountId}.`);
-  const passwordHash = await hashPassword(parsed.data.password);
+  const passwordHash = parsed.data.password === undefined ? null : await hashPassword(parsed.data.password);
   try {
     return await ctx.db.prisma.user.create({
       data: { accountId, email: parsed.data.email, role: parsed.data.role as Role, passwordHash },
@@ -128,6 +141,32 @@ export async function deactivateUser(
     await tx.session.updateMany({ where: { userId: user.id, revokedAt: null }, data: { revokedAt: ctx.clock() } });
     return tx.user.update({ where: { id: user.id }, data: { active: false } });
   });
+}
+
+/** An account's user, by e-mail; another account's answers like an unknown one. */
+async function userOfAccount(ctx: AppContext, email: string, accountId: string): Promise<User> {
+  const user = await findUserOrThrow(ctx, email);
+  if (user.accountId !== accountId) throw new AppError('USER_NOT_FOUND');
+  return user;
+}
+
+/** Gives a deactivated user back their access (they sign in with their password or a new link). */
+export async function reactivateUser(ctx: AppContext, email: string, scope: { accountId: string }): Promise<User> {
+  const user = await userOfAccount(ctx, email, scope.accountId);
+  return ctx.db.prisma.user.update({ where: { id: user.id }, data: { active: true } });
+}
+
+/** A user's new role; their sessions stay, and read the new role on their next request. */
+export async function setUserRole(
+  ctx: AppContext,
+  input: { email: string; role: string },
+  scope: { accountId: string },
+): Promise<User> {
+  const role = z.enum(ROLES).safeParse(input.role);
+  if (!role.success)
+    throw zodError([{ code: 'custom', path: ['role'], message: `must be one of ${ROLES.join(', ')}` }]);
+  const user = await userOfAccount(ctx, input.email, scope.accountId);
+  return ctx.db.prisma.user.update({ where: { id: user.id }, data: { role: role.data as Role } });
 }
 
 export async function listUsers(ctx: AppContext, accountId?: string): Promise<User[]> {
@@ -180,43 +219,60 @@ export async function signIn(
   input: { email: string; password: string; address: string },
 ): Promise<OpenedSession> {
   const email = normalizeEmail(input.email).slice(0, 254);
-  const keys = [`email:${email}`, `ip:${input.address}`];
-  const since = new Date(ctx.clock().getTime() - SIGN_IN_WINDOW_MS);
-  const [byEmail, byAddress] = await Promise.all(
-    keys.map((key) => ctx.db.prisma.signInFailure.count({ where: { key, createdAt: { gte: since } } })),
-  );
-  if ((byEmail ?? 0) >= MAX_FAILURES_PER_EMAIL || (byAddress ?? 0) >= MAX_FAILURES_PER_ADDRESS) {
-    throw new AppError('SIGN_IN_RATE_LIMITED', undefined, { headers: { 'Retry-After': '900' } });
+  // Counted before anything is checked: an attempt over the limit checks no password at all.
+  const attempt = await countAttempt(ctx, email, input.address);
+  if (!attempt.allowed) {
+    throw new AppError('SIGN_IN_RATE_LIMITED', undefined, {
+      headers: { 'Retry-After': String(attempt.retryAfterSeconds) },
+    });
   }
   const user = email ? await ctx.db.prisma.user.findUnique({ where: { email } }) : null;
-  // An unknown e-mail is compared against a throwaway hash, so both answers take as long.
-  ctx.caches.dummyPasswordHash ??= hashPassword(randomBytes(16).toString('hex'));
-  const dummy = ctx.caches.dummyPasswordHash;
-  const ok = await verifyPassword(input.password.slice(0, 200), user?.passwordHash ?? (await dummy));
+  const ok = await checkPassword(ctx, input.password, user?.passwordHash ?? null);
   if (!user?.active || !ok) {
-    await ctx.db.prisma.signInFailure.createMany({ data: keys.map((key) => ({ key, createdAt: ctx.clock() })) });
-    // Old failures are of no use; dropping them here keeps the table small without a job.
-    await ctx.db.prisma.signInFailure.deleteMany({ where: { createdAt: { lt: since } } });
+    await forgetOldAttempts(ctx);
     throw new AppError('SIGN_IN_FAILED');
   }
+  await giveBackAttempt(ctx, attempt.keys);
   return openSession(ctx, user);
 }
 
-/** A single-use sign-in link token for the user (the first-start banner prints one). */
-export async function createSignInToken(ctx: AppContext, userId: string): Promise<string> {
+/**
+ * A password against a stored hash. No hash (unknown e-mail, a user who has none yet) is compared
+ * against a throwaway hash, so every answer takes as long.
+ */
+async function checkPassword(ctx: AppContext, password: string, stored: string | null): Promise<boolean> {
+  ctx.caches.dummyPasswordHash ??= hashPassword(randomBytes(16).toString('hex'));
+  const dummy = ctx.caches.dummyPasswordHash;
+  const ok = await verifyPassword(ctx, password.slice(0, 200), stored ?? (await dummy));
+  return ok && stored !== null;
+}
+
+/** A single-use link token for the user (the first-start banner prints a `sign_in` one). */
+export async function createSignInToken(
+  ctx: AppContext,
+  userId: string,
+  purpose: LinkPurpose = 'sign_in',
+): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   await ctx.db.prisma.signInToken.create({
-    data: { userId, tokenHash: sha256(token), expiresAt: new Date(ctx.clock().getTime() + SIGN_IN_LINK_MS) },
+    data: {
+      userId,
+      purpose,
+      tokenHash: sha256(token),
+      expiresAt: new Date(ctx.clock().getTime() + LINK_LIFETIME_MS[purpose]),
+    },
   });
   return token;
 }
 
-/** Redeems a sign-in link once: marks it used and opens a session; null when not usable. */
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{20,100}$/;
+
+/** Redeems a `sign_in` link once: marks it used and opens a session; null when not usable. */
 export async function redeemSignInToken(ctx: AppContext, token: string): Promise<OpenedSession | null> {
-  if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return null;
+  if (!TOKEN_SHAPE.test(token)) return null;
   const now = ctx.clock();
   const taken = await ctx.db.prisma.signInToken.updateManyAndReturn({
-    where: { tokenHash: sha256(token), usedAt: null, expiresAt: { gt: now } },
+    where: { tokenHash: sha256(token), purpose: 'sign_in', usedAt: null, expiresAt: { gt: now } },
     data: { usedAt: now },
   });
   const row = taken[0];
@@ -224,6 +280,117 @@ export async function redeemSignInToken(ctx: AppContext, token: string): Promise
   const user = await ctx.db.prisma.user.findUnique({ where: { id: row.userId } });
   if (!user?.active) return null;
   return openSession(ctx, user);
+}
+
+/** The user a `reset` or `invitation` link is for, without using it (the page that shows the form). */
+export async function peekPasswordLink(
+  ctx: AppContext,
+  token: string,
+): Promise<{ user: User; purpose: LinkPurpose } | null> {
+  if (!TOKEN_SHAPE.test(token)) return null;
+  const row = await ctx.db.prisma.signInToken.findUnique({
+    where: { tokenHash: sha256(token) },
+    include: { user: true },
+  });
+  if (!row || row.usedAt || row.expiresAt <= ctx.clock() || row.purpose === 'sign_in' || !row.user.active) return null;
+  return { user: row.user, purpose: row.purpose as LinkPurpose };
+}
+
+/**
+ * Sets a password through a `reset` or `invitation` link: the password is validated first (a
+ * too-short one leaves the link usable), then the link is taken once (a conditional UPDATE:
+ * of two concurrent uses one wins), every other session of the user ends, the e-mail's sign-in
+ * lock is cleared, and a session opens. Null when the link is not usable.
+ */
+export async function setPasswordByLink(
+  ctx: AppContext,
+  input: { token: string; password: string },
+): Promise<OpenedSession | null> {
+  const parsed = passwordSchema.safeParse(input.password);
+  if (!parsed.success) throw zodError(parsed.error.issues.map((i) => ({ ...i, path: ['password'] })));
+  if (!TOKEN_SHAPE.test(input.token)) return null;
+  const passwordHash = await hashPassword(input.password);
+  const now = ctx.clock();
+  const user = await ctx.db.prisma.$transaction(async (tx) => {
+    const taken = await tx.signInToken.updateManyAndReturn({
+      where: {
+        tokenHash: sha256(input.token),
+        purpose: { in: ['reset', 'invitation'] },
+        usedAt: null,
+        expiresAt: { gt: now },
+      },
+      data: { usedAt: now },
+    });
+    const row = taken[0];
+    if (!row) return null;
+    const owner = await tx.user.findUnique({ where: { id: row.userId } });
+    if (!owner?.active) return null;
+    await tx.session.updateMany({ where: { userId: owner.id, revokedAt: null }, data: { revokedAt: now } });
+    // Any other reset link of the user dies with this one.
+    await tx.signInToken.updateMany({
+      where: { userId: owner.id, usedAt: null, purpose: { in: ['reset', 'invitation'] } },
+      data: { usedAt: now },
+    });
+    return tx.user.update({ where: { id: owner.id }, data: { passwordHash } });
+  });
+  if (!user) return null;
+  await clearAttemptsOf(ctx, user.email);
+  return openSession(ctx, user);
+}
+
+/**
+ * A signed-in user sets their password: one who has none creates it; one who has one must give
+ * it (a borrowed, unlocked browser must not be enough to take the account). Their other sessions end.
+ */
+export async function changeOwnPassword(
+  ctx: AppContext,
+  input: { userId: string; sessionId: string; current: string; password: string; address: string },
+): Promise<void> {
+  const user = await ctx.db.prisma.user.findUnique({ where: { id: input.userId } });
+  if (!user?.active) throw new AppError('UNAUTHENTICATED');
+  if (user.passwordHash !== null) {
+    // Guessing the current password from a borrowed session counts like sign-in attempts.
+    const attempt = await countAttempt(ctx, user.email, input.address);
+    if (!attempt.allowed) {
+      throw new AppError('SIGN_IN_RATE_LIMITED', undefined, {
+        headers: { 'Retry-After': String(attempt.retryAfterSeconds) },
+      });
+    }
+    if (!(await checkPassword(ctx, input.current, user.passwordHash))) throw new AppError('CURRENT_PASSWORD_WRONG');
+    await giveBackAttempt(ctx, attempt.keys);
+  }
+  const parsed = passwordSchema.safeParse(input.password);
+  if (!parsed.success) throw zodError(parsed.error.issues.map((i) => ({ ...i, path: ['password'] })));
+  const passwordHash = await hashPassword(input.password);
+  await ctx.db.prisma.$transaction(async (tx) => {
+    await tx.session.updateMany({
+      where: { userId: user.id, revokedAt: null, id: { not: input.sessionId } },
+      data: { revokedAt: ctx.clock() },
+    });
+    await tx.user.update({ where: { id: user.id }, data: { passwordHash } });
+  });
+}
+
+/** Live reset links per user: asking again and again does not flood their mailbox. */
+const MAX_LIVE_RESET_LINKS = 5;
+
+/**
+ * "¿Olvidaste tu contraseña?": a `reset` link for an active user with that e-mail, or null
+ * (unknown e-mail, inactive user, too many requests for it). The caller answers the same either way.
+ */
+export async function createResetLink(
+  ctx: AppContext,
+  emailText: string,
+): Promise<{ user: User; token: string } | null> {
+  const email = normalizeEmail(emailText).slice(0, 254);
+  if (!isEmailAddress(email)) return null;
+  const user = await ctx.db.prisma.user.findUnique({ where: { email } });
+  if (!user?.active) return null;
+  const live = await ctx.db.prisma.signInToken.count({
+    where: { userId: user.id, purpose: 'reset', usedAt: null, expiresAt: { gt: ctx.clock() } },
+  });
+  if (live >= MAX_LIVE_RESET_LINKS) return null;
+  return { user, token: await createSignInToken(ctx, user.id, 'reset') };
 }
 
 export interface SignedIn {

@@ -4,7 +4,7 @@
  * comes from TIMBRE_MASTER_KEY, or in the embedded default from `<dataDir>/master.key`,
  * generated once with mode 0600.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -13,6 +13,8 @@ const VERSION = 1;
 export interface SecretBox {
   seal(plain: Buffer | string): Buffer;
   open(envelope: Buffer | Uint8Array): Buffer;
+  /** A 32-byte key for one purpose (HKDF-SHA256 of the master key), e.g. to sign tokens. */
+  derive(purpose: string): Buffer;
 }
 
 export function createSecretBox(key: Buffer): SecretBox {
@@ -26,6 +28,9 @@ export function createSecretBox(key: Buffer): SecretBox {
         cipher.final(),
       ]);
       return Buffer.concat([Buffer.from([VERSION]), iv, cipher.getAuthTag(), body]);
+    },
+    derive(purpose) {
+      return Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `timbre:${purpose}`, 32));
     },
     open(envelope) {
       const buf = Buffer.from(envelope);

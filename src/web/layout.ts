@@ -83,6 +83,7 @@ export function page(p: PageInput): Html {
     <summary>${web.user.email}</summary>
     <div class="usermenu-body">
       <p class="muted">Rol: ${ROLE_LABELS[web.user.role] ?? web.user.role}</p>
+      <p><a href="${base}/contrasena">${web.user.passwordHash === null ? 'Crear contraseña' : 'Cambiar contraseña'}</a></p>
       <form method="post" action="/dashboard/salir">
         <input type="hidden" name="_csrf" value="${web.session.csrfToken}">
         <button type="submit" class="button small">Salir</button>

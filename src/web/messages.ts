@@ -32,8 +32,10 @@ const BY_CODE: Record<ErrorCode, string> = {
     'El documento generado no pasó la verificación de firma (un error de Timbre). No se guardó nada ni se usó folio.',
   WEBHOOK_URL_BLOCKED: 'Timbre solo envía webhooks a direcciones públicas de internet.',
   SIGN_IN_FAILED: 'El correo o la contraseña no son correctos.',
-  SIGN_IN_RATE_LIMITED: 'Demasiados intentos fallidos. Espera 15 minutos y vuelve a intentarlo.',
+  SIGN_IN_RATE_LIMITED:
+    'Demasiados intentos. Espera unos minutos y vuelve a intentarlo, o entra con un enlace: ¿Olvidaste tu contraseña?',
   CSRF_FAILED: 'El formulario expiró. Recarga la página y vuelve a intentarlo.',
+  CURRENT_PASSWORD_WRONG: 'La contraseña actual no es correcta.',
   CERT_BAD_PASSWORD: 'La contraseña del certificado no es correcta.',
   CERT_NO_PRIVATE_KEY: 'El archivo no trae la clave privada: expórtalo junto con su clave (.p12 o .pfx).',
   CERT_UNREADABLE: 'El archivo no es un certificado .p12 o .pfx legible.',

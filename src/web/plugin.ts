@@ -9,15 +9,15 @@
  *   PUBLIC_BASE_URL is https) resolved before every handler; pages other than sign-in redirect
  *   to it without one;
  * - CSRF: every POST carries the session's token (`_csrf` field or `X-CSRF-Token` header);
- *   the two public forms (sign-in, sign-in link) carry a double-submit token from the
- *   `timbre_csrf` cookie;
+ *   the public forms (sign-in, links, forgotten password) carry a pre-session token (see
+ *   `preSessionCsrf`) and must not come from another origin (`Origin`, `Sec-Fetch-Site`);
  * - headers: src/http/security-headers.ts with the dashboard's policy (only same-origin
  *   scripts and styles, no inline script or style anywhere), no caching of pages, no referrer
  *   leaving the origin;
  * - errors rendered as Spanish HTML pages, and one 404 page for anything not found or not the
  *   user's (another account's issuer answers exactly like a RUT that does not exist).
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,12 +37,17 @@ import { errorMessage } from './messages.ts';
 
 export const SESSION_COOKIE = 'timbre_session';
 const PRE_CSRF_COOKIE = 'timbre_csrf';
+/** How long a public form may wait between being shown and being sent. */
+const PRE_CSRF_LIFETIME_MS = 2 * 3600 * 1000;
 const MAX_UPLOAD = 1024 * 1024;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Dashboard routes: 'public' needs no session (sign-in); default: a session is required. */
-    web?: 'public' | 'session';
+    /**
+     * Dashboard routes: 'public' needs no session (sign-in); 'bare' neither a session nor a CSRF
+     * token (the 405 answers, which change nothing); default: a session is required.
+     */
+    web?: 'public' | 'bare' | 'session';
   }
   interface FastifyRequest {
     web: SignedIn | null;
@@ -83,13 +88,75 @@ function sameSecret(a: string, b: string): boolean {
   return x.length > 0 && x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** The pre-session CSRF token for the public forms (set when the form is shown). */
+/**
+ * The pre-session cookie's name: `__Host-timbre_csrf` over https, a name the browser accepts
+ * only from a secure page of this very host with Path=/ and no Domain (a sibling subdomain or a
+ * plain-http page cannot plant it); `timbre_csrf` over plain http (development, tests).
+ */
+function preCsrfCookieName(ctx: AppContext): string {
+  return isHttps(ctx) ? `__Host-${PRE_CSRF_COOKIE}` : PRE_CSRF_COOKIE;
+}
+
+function isHttps(ctx: AppContext): boolean {
+  return ctx.config.publicBaseUrl.startsWith('https:');
+}
+
+function preCsrfSignature(ctx: AppContext, nonce: string, expires: string): string {
+  return createHmac('sha256', ctx.db.secrets.derive('pre-session-csrf'))
+    .update(`${nonce}.${expires}`)
+    .digest('base64url');
+}
+
+/**
+ * The pre-session CSRF token of the public forms (sign-in, one-time links, forgotten password):
+ * `<expiry>.<HMAC-SHA256(server key, cookie nonce . expiry)>`, the key derived from the master
+ * key. It is checked statelessly (any instance, no table): it must be unexpired (2 h), signed by
+ * this server, and bound to the nonce in this browser's pre-session cookie. A page on another
+ * origin cannot forge the signature; it could still copy a valid (nonce, token) pair fetched from
+ * this server and plant the nonce cookie from another port of the same host (cookies do not
+ * separate ports), which is why public POSTs must also come from this origin (`Origin`, which a
+ * page cannot set; `Sec-Fetch-Site`), and the cookie is `__Host-` over https.
+ */
 export function preSessionCsrf(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): string {
-  const existing = cookies(request).get(PRE_CSRF_COOKIE);
-  if (existing && /^[A-Za-z0-9_-]{32}$/.test(existing)) return existing;
-  const token = randomBytes(24).toString('base64url');
-  setCookie(ctx, reply, PRE_CSRF_COOKIE, token);
-  return token;
+  const name = preCsrfCookieName(ctx);
+  let nonce = cookies(request).get(name);
+  if (!nonce || !/^[A-Za-z0-9_-]{32}$/.test(nonce)) {
+    nonce = randomBytes(24).toString('base64url');
+    if (isHttps(ctx)) {
+      reply.setCookie(name, nonce, { path: '/', httpOnly: true, sameSite: 'lax', secure: true });
+    } else {
+      setCookie(ctx, reply, name, nonce);
+    }
+  }
+  const expires = String(ctx.clock().getTime() + PRE_CSRF_LIFETIME_MS);
+  return `${expires}.${preCsrfSignature(ctx, nonce, expires)}`;
+}
+
+function validPreSessionCsrf(ctx: AppContext, request: FastifyRequest, given: string): boolean {
+  const nonce = cookies(request).get(preCsrfCookieName(ctx)) ?? '';
+  const [expires = '', signature = ''] = given.split('.');
+  if (!/^[A-Za-z0-9_-]{32}$/.test(nonce) || !/^\d{13,15}$/.test(expires)) return false;
+  if (Number(expires) <= ctx.clock().getTime()) return false;
+  return sameSecret(signature, preCsrfSignature(ctx, nonce, expires));
+}
+
+/**
+ * Whether a public form was sent by a page of this dashboard: browsers send `Origin` with every
+ * POST (a page cannot change it) and `Sec-Fetch-Site`; another port or subdomain of the same
+ * host is another origin ("same-site", not "same-origin"). Requests without either (curl,
+ * old browsers) rest on the token alone.
+ */
+function sameOriginPost(ctx: AppContext, request: FastifyRequest): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (typeof site === 'string' && site !== 'same-origin' && site !== 'none') return false;
+  const origin = request.headers.origin;
+  if (origin === undefined) return true;
+  if (origin === new URL(ctx.config.publicBaseUrl).origin) return true;
+  try {
+    return new URL(origin).host === request.headers.host;
+  } catch {
+    return false;
+  }
 }
 
 /** The signed-in user of a dashboard route (the hook has redirected when there is none). */
@@ -167,11 +234,11 @@ export async function registerDashboardBasics(app: FastifyInstance, ctx: AppCont
     const token = cookies(request).get(SESSION_COOKIE);
     request.web = token ? await resolveSession(ctx, token) : null;
     const mode = request.routeOptions.config?.web ?? 'session';
+    if (mode === 'bare') return;
     const writes = request.method !== 'GET' && request.method !== 'HEAD';
     if (mode === 'public') {
-      if (writes) {
-        const expected = cookies(request).get(PRE_CSRF_COOKIE) ?? '';
-        if (!sameSecret(request.form.get('_csrf'), expected)) throw new AppError('CSRF_FAILED');
+      if (writes && !(sameOriginPost(ctx, request) && validPreSessionCsrf(ctx, request, request.form.get('_csrf')))) {
+        throw new AppError('CSRF_FAILED');
       }
       return;
     }

@@ -7,7 +7,6 @@ import {
   createSignInToken,
   createUser,
   deactivateUser,
-  MAX_FAILURES_PER_EMAIL,
   redeemSignInToken,
   resetPassword,
   resolveSession,
@@ -15,6 +14,7 @@ import {
   signIn,
   signOut,
 } from '../../src/admin/users.ts';
+import { countAttempt, SIGN_IN_LIMITS } from '../../src/admin/sign-in-limit.ts';
 import { runCli } from '../../src/cli.ts';
 import type { Issuer } from '../../src/generated/prisma/client.ts';
 import { buildTestApp, createTestIssuer, TEST_MASTER_KEY, type TestApp } from '../helpers/app.ts';
@@ -54,7 +54,7 @@ describe('users', () => {
     ).rejects.toMatchObject({ code: 'USER_EXISTS' });
   });
 
-  it('answers the same for an unknown e-mail and a wrong password, then rate-limits the e-mail', async () => {
+  it('answers the same for an unknown e-mail and a wrong password; 10 tries lock that e-mail at that address only', async () => {
     await createUser(t.ctx, { rut: issuer.rut, email: 'limite@ejemplo.cl', role: 'editor', password: PASSWORD });
     const unknown = await signIn(t.ctx, { email: 'nadie@ejemplo.cl', password: PASSWORD, address: address(1) }).catch(
       (e) => e,
@@ -65,19 +65,34 @@ describe('users', () => {
     expect(unknown.code).toBe('SIGN_IN_FAILED');
     expect(wrong.code).toBe('SIGN_IN_FAILED');
     expect(wrong.message).toBe(unknown.message);
-    for (let i = 1; i < MAX_FAILURES_PER_EMAIL; i++) {
-      await signIn(t.ctx, { email: 'limite@ejemplo.cl', password: 'otra cosa', address: address(10 + i) }).catch(
-        () => {},
-      );
+    for (let i = 1; i < SIGN_IN_LIMITS.pair; i++) {
+      await signIn(t.ctx, { email: 'limite@ejemplo.cl', password: 'otra cosa', address: address(2) }).catch(() => {});
     }
-    // Even the right password is refused while the e-mail is locked out …
-    await expect(
-      signIn(t.ctx, { email: 'limite@ejemplo.cl', password: PASSWORD, address: address(99) }),
-    ).rejects.toMatchObject({ code: 'SIGN_IN_RATE_LIMITED' });
-    // … and works again once the window has passed.
+    // Even the right password is refused at the guessing address, with the window's remaining time …
+    const locked = await signIn(t.ctx, { email: 'limite@ejemplo.cl', password: PASSWORD, address: address(2) }).catch(
+      (e) => e,
+    );
+    expect(locked.code).toBe('SIGN_IN_RATE_LIMITED');
+    expect(Number(locked.headers['Retry-After'])).toBeGreaterThan(0);
+    expect(Number(locked.headers['Retry-After'])).toBeLessThanOrEqual(900);
+    // … the owner at another address still gets in …
+    await signIn(t.ctx, { email: 'limite@ejemplo.cl', password: PASSWORD, address: address(99) });
+    // … and the guessing address again once the window has passed.
     now = new Date(now.getTime() + 16 * 60_000);
-    const opened = await signIn(t.ctx, { email: 'limite@ejemplo.cl', password: PASSWORD, address: address(99) });
+    const opened = await signIn(t.ctx, { email: 'limite@ejemplo.cl', password: PASSWORD, address: address(2) });
     expect(opened.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('guesses spread over many addresses stop at the per-e-mail ceiling', async () => {
+    await createUser(t.ctx, { rut: issuer.rut, email: 'techo@ejemplo.cl', role: 'editor', password: PASSWORD });
+    // The counting alone (as signIn does it before each check; 100 scrypt checks would take minutes here).
+    for (let i = 0; i < SIGN_IN_LIMITS.email; i++) {
+      const verdict = await countAttempt(t.ctx, 'techo@ejemplo.cl', address(1000 + Math.floor(i / 5)));
+      expect(verdict.allowed).toBe(true);
+    }
+    await expect(
+      signIn(t.ctx, { email: 'techo@ejemplo.cl', password: PASSWORD, address: address(5000) }),
+    ).rejects.toMatchObject({ code: 'SIGN_IN_RATE_LIMITED' });
   });
 
   it('ends a session after 12 h idle, after 7 days in any case, and on sign-out', async () => {

@@ -10,11 +10,12 @@ import { Writable } from 'node:stream';
 import { SMTPServer } from 'smtp-server';
 import { expect, it, onTestFinished } from 'vitest';
 import { importCertificate } from '../../src/admin/certificates.ts';
-import { createUser, MAX_FAILURES_PER_ADDRESS, signIn } from '../../src/admin/users.ts';
+import { createUser, signIn } from '../../src/admin/users.ts';
 import { generateTestCertificate } from '../../src/dte/certificate.ts';
 import { scanTimeEvents } from '../../src/issuing/time-events.ts';
 import { createLogger } from '../../src/logger.ts';
 import { updateIssuer } from '../../src/admin/issuers.ts';
+import { SIGN_IN_LIMITS } from '../../src/admin/sign-in-limit.ts';
 import { buildTestApp, createTestTenant } from '../helpers/app.ts';
 import { factura } from '../helpers/requests.ts';
 import { manualClock, waitFor } from '../helpers/time.ts';
@@ -161,7 +162,7 @@ it('30 failed sign-ins from one address lock that address out, for every e-mail 
   await createUser(a.ctx, { rut: issuer.rut, email: 'dueno@ejemplo.cl', role: 'owner', password });
   const attacker = '198.51.100.7';
   // Each failure names another e-mail, so the per-e-mail limit (10) never applies.
-  for (let i = 0; i < MAX_FAILURES_PER_ADDRESS; i++) {
+  for (let i = 0; i < SIGN_IN_LIMITS.ip; i++) {
     const failed = await signIn(i % 2 ? a.ctx : b.ctx, {
       email: `nadie${i}@ejemplo.cl`,
       password: 'adivinando',

@@ -22,7 +22,7 @@ function cookieOf(setCookie: string | string[] | undefined, name: string): strin
 
 async function signInForm() {
   const page = await t.app.inject({ method: 'GET', url: '/dashboard/entrar' });
-  const csrfCookie = cookieOf(page.headers['set-cookie'], 'timbre_csrf') ?? '';
+  const csrfCookie = cookieOf(page.headers['set-cookie'], '__Host-timbre_csrf') ?? '';
   const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
   return { page, csrf, cookie: csrfCookie.split(';')[0] ?? '' };
 }
@@ -82,7 +82,7 @@ describe('dashboard session', () => {
     const landing = await t.app.inject({ method: 'GET', url: `/dashboard/enlace/${demo.signInToken}` });
     expect(landing.statusCode).toBe(200);
     const csrf = /name="_csrf" value="([^"]+)"/.exec(landing.body)?.[1] ?? '';
-    const cookie = (cookieOf(landing.headers['set-cookie'], 'timbre_csrf') ?? '').split(';')[0] ?? '';
+    const cookie = (cookieOf(landing.headers['set-cookie'], '__Host-timbre_csrf') ?? '').split(';')[0] ?? '';
     const redeem = () =>
       t.app.inject({
         method: 'POST',
@@ -105,7 +105,7 @@ describe('dashboard session', () => {
     for (const bad of ['a=%E0%A4%A', 'promo=100%']) {
       const form = await t.app.inject({ method: 'GET', url: '/dashboard/entrar', headers: { cookie: bad } });
       expect(form.statusCode, `${bad}: sign-in page`).toBe(200);
-      const csrfCookie = (cookieOf(form.headers['set-cookie'], 'timbre_csrf') ?? '').split(';')[0] ?? '';
+      const csrfCookie = (cookieOf(form.headers['set-cookie'], '__Host-timbre_csrf') ?? '').split(';')[0] ?? '';
       const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)?.[1] ?? '';
       const signIn = await t.app.inject({
         method: 'POST',

@@ -38,7 +38,8 @@ function signInForm(csrf: string, next: string, email: string, error?: string) {
   <label for="password">Contraseña</label>
   <input id="password" name="password" type="password" autocomplete="current-password" required>
   <button type="submit" class="button primary">Entrar</button>
-</form>`,
+</form>
+<p><a href="/dashboard/olvide">¿Olvidaste tu contraseña?</a></p>`,
   );
 }
 
@@ -74,6 +75,8 @@ export function sessionRoutes(ctx: AppContext): FastifyPluginAsync {
         )
           throw err;
         const status = err.code === 'SIGN_IN_RATE_LIMITED' ? 429 : 401;
+        const retryAfter = err.headers?.['Retry-After'];
+        if (retryAfter) reply.header('Retry-After', retryAfter);
         const message =
           err.code === 'VALIDATION_FAILED' ? errorMessage(new AppError('SIGN_IN_FAILED')) : errorMessage(err);
         return sendHtml(
@@ -110,7 +113,7 @@ export function sessionRoutes(ctx: AppContext): FastifyPluginAsync {
           barePage(
             'Enlace no válido',
             html`<p>El enlace ya se usó o expiró. Entra con tu correo y contraseña, o pide un enlace nuevo.</p>
-<p><a class="button" href="/dashboard/entrar">Entrar</a></p>`,
+<p><a class="button" href="/dashboard/entrar">Entrar</a> <a class="button" href="/dashboard/olvide">Enviar un enlace nuevo</a></p>`,
           ),
           410,
         );

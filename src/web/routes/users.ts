@@ -1,10 +1,24 @@
-/** Usuarios (owner only): the account's people, invitation by initial password, deactivation. */
+/**
+ * Usuarios (owner only): the account's people; a new user gets an invitation link by e-mail
+ * (they choose their password; the owner never does), a role change, deactivation and reactivation.
+ * New users default to Editor (least privilege), and the chosen role survives a form error.
+ */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { ROLES } from '../../admin/api-keys.ts';
-import { createUser, deactivateUser, listUsers, MIN_PASSWORD_LENGTH, may, type SignedIn } from '../../admin/users.ts';
+import { accountEmailEnabled, sendInvitation } from '../../admin/account-email.ts';
+import {
+  createUser,
+  deactivateUser,
+  listUsers,
+  may,
+  reactivateUser,
+  type SignedIn,
+  setUserRole,
+} from '../../admin/users.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import type { Issuer } from '../../admin/issuers.ts';
+import type { User } from '../../generated/prisma/client.ts';
 import { dateTime, ROLE_LABELS } from '../format.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, describedBy, fieldError, notice, page } from '../layout.ts';
@@ -14,7 +28,7 @@ import { issuerOf, sendHtml, signedIn } from '../plugin.ts';
 async function render(
   ctx: AppContext,
   reply: FastifyReply,
-  v: { web: SignedIn; issuer: Issuer; top?: Html; errors?: Map<string, string>; email?: string },
+  v: { web: SignedIn; issuer: Issuer; top?: Html; errors?: Map<string, string>; email?: string; role?: string },
   status = 200,
 ) {
   const { web, issuer } = v;
@@ -30,8 +44,8 @@ ${v.top ?? ''}
     (
       u,
     ) => html`<tr><td>${u.email}</td><td>${ROLE_LABELS[u.role]}</td><td>${u.lastSignInAt ? dateTime(u.lastSignInAt) : 'Nunca'}</td>
-<td>${u.active ? html`<span class="badge badge-green">Activo</span>` : html`<span class="badge badge-gray">Desactivado</span>`}</td>
-<td>${u.active && u.id !== web.user.id ? html`<form method="post" action="${base}/desactivar" class="inline">${csrfField(web)}<input type="hidden" name="email" value="${u.email}"><button type="submit" class="button small danger">Desactivar</button></form>` : ''}</td></tr>`,
+<td>${u.active ? (u.passwordHash === null ? html`<span class="badge badge-amber">Invitado</span>` : html`<span class="badge badge-green">Activo</span>`) : html`<span class="badge badge-gray">Desactivado</span>`}</td>
+<td>${u.id === web.user.id ? html`<span class="muted">Tú</span>` : actions(web, base, u)}</td></tr>`,
   )}</tbody></table></div>
 <section aria-labelledby="h-new-user"><h2 id="h-new-user">Agregar usuario</h2>
 <form method="post" action="${base}" class="stack narrow-form">
@@ -40,14 +54,35 @@ ${csrfField(web)}
 <input id="u-email" name="email" type="email" value="${v.email ?? ''}" required${describedBy('u-email', errors.get('email'))}>
 ${fieldError('u-email', errors.get('email'))}
 <label for="u-role">Rol</label>
-<select id="u-role" name="role">${ROLES.map((r) => html`<option value="${r}">${ROLE_LABELS[r]}</option>`)}</select>
-<label for="u-password">Contraseña inicial</label>
-<input id="u-password" name="password" type="password" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required${describedBy('u-password', errors.get('password'))}>
-${fieldError('u-password', errors.get('password'))}
-<p class="hint">Al menos ${MIN_PASSWORD_LENGTH} caracteres. Entrégala a la persona por un canal seguro.</p>
-<button type="submit" class="button primary">Agregar usuario</button>
+${roleSelect('u-role', v.role ?? DEFAULT_ROLE)}
+<p class="hint">${
+    accountEmailEnabled(ctx)
+      ? 'Le enviaremos un correo con un enlace para que elija su contraseña (vence en 7 días).'
+      : 'Este servidor no tiene correo configurado: verás un enlace de invitación para entregárselo a la persona.'
+  }</p>
+<button type="submit" class="button primary">Invitar usuario</button>
 </form></section>`;
   return sendHtml(reply, page({ title: 'Usuarios', nav: 'usuarios', web, issuer, body }), status);
+}
+
+/** Least privilege: a new user can issue but not manage keys, users or the certificate. */
+const DEFAULT_ROLE = 'editor';
+
+function roleSelect(id: string, selected: string, label = 'Rol'): Html {
+  return html`<label for="${id}">${label}</label>
+<select id="${id}" name="role">${ROLES.map(
+    (r) => html`<option value="${r}"${r === selected ? html` selected` : ''}>${ROLE_LABELS[r]}</option>`,
+  )}</select>`;
+}
+
+/** A user's row actions: role, and deactivate or reactivate. */
+function actions(web: SignedIn, base: string, u: User): Html {
+  if (!u.active) {
+    return html`<form method="post" action="${base}/reactivar" class="inline">${csrfField(web)}<input type="hidden" name="email" value="${u.email}"><button type="submit" class="button small">Reactivar</button></form>`;
+  }
+  return html`<form method="post" action="${base}/rol" class="inline">${csrfField(web)}<input type="hidden" name="email" value="${u.email}">
+${roleSelect(`role-${u.id}`, u.role, `Rol de ${u.email}`)}<button type="submit" class="button small">Cambiar rol</button></form>
+<form method="post" action="${base}/desactivar" class="inline">${csrfField(web)}<input type="hidden" name="email" value="${u.email}"><button type="submit" class="button small danger">Desactivar</button></form>`;
 }
 
 export function userRoutes(ctx: AppContext): FastifyPluginAsync {
@@ -64,31 +99,58 @@ export function userRoutes(ctx: AppContext): FastifyPluginAsync {
       const ok = (request.query as { ok?: string }).ok;
       const top =
         ok === 'creado'
-          ? notice('ok', 'Usuario agregado.')
+          ? notice('ok', 'Usuario invitado: le enviamos un correo con un enlace para elegir su contraseña.')
           : ok === 'desactivado'
             ? notice('ok', 'Usuario desactivado; sus sesiones se cerraron.')
-            : undefined;
+            : ok === 'reactivado'
+              ? notice('ok', 'Usuario reactivado: puede volver a entrar.')
+              : ok === 'rol'
+                ? notice('ok', 'Rol cambiado.')
+                : undefined;
       return render(ctx, reply, { web, issuer, ...(top && { top }) });
     });
 
     app.post('/:rut/usuarios', async (request, reply) => {
       const { web, issuer } = owner(request);
       const f = request.form;
+      let user: User;
       try {
-        await createUser(ctx, {
-          accountId: web.user.accountId,
-          email: f.get('email'),
-          role: f.get('role'),
-          password: f.raw('password'),
-        });
+        user = await createUser(ctx, { accountId: web.user.accountId, email: f.get('email'), role: f.get('role') });
       } catch (err) {
         if (!(err instanceof AppError) || err.status >= 500) throw err;
         const errors = new Map<string, string>();
         for (const d of err.details ?? []) if (!errors.has(d.path)) errors.set(d.path, fieldMessage(d));
         if (!errors.size) errors.set('email', errorMessage(err));
-        return render(ctx, reply, { web, issuer, errors, email: f.get('email') }, err.status);
+        return render(ctx, reply, { web, issuer, errors, email: f.get('email'), role: f.get('role') }, err.status);
+      }
+      const invitation = await sendInvitation(ctx, user, web.user.email);
+      if (!invitation.sent) {
+        // No e-mail on this server, or the SMTP server refused it: the owner passes the link on. The answer to the POST is
+        // the only place it is shown; reloading it answers "ya existe" (USER_EXISTS), never a
+        // second user or link.
+        const top = notice(
+          'warn',
+          html`<p>Usuario ${user.email} agregado, pero no pudimos enviarle el correo${accountEmailEnabled(ctx) ? '' : ' (este servidor no tiene correo configurado)'}. Entrégale este enlace de invitación (sirve una vez y vence en 7 días):</p>
+<p><code>${invitation.url}</code></p>`,
+        );
+        return render(ctx, reply, { web, issuer, top });
       }
       return reply.redirect(`/dashboard/${issuer.rut}/usuarios?ok=creado`, 303);
+    });
+
+    app.post('/:rut/usuarios/rol', async (request, reply) => {
+      const { web, issuer } = owner(request);
+      const email = request.form.get('email');
+      // An owner cannot demote themselves (the account could be left without an owner).
+      if (email.toLowerCase() === web.user.email) throw new AppError('FORBIDDEN_ROLE');
+      await setUserRole(ctx, { email, role: request.form.get('role') }, { accountId: web.user.accountId });
+      return reply.redirect(`/dashboard/${issuer.rut}/usuarios?ok=rol`, 303);
+    });
+
+    app.post('/:rut/usuarios/reactivar', async (request, reply) => {
+      const { web, issuer } = owner(request);
+      await reactivateUser(ctx, request.form.get('email'), { accountId: web.user.accountId });
+      return reply.redirect(`/dashboard/${issuer.rut}/usuarios?ok=reactivado`, 303);
     });
 
     app.post('/:rut/usuarios/desactivar', async (request, reply) => {
