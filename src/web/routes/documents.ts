@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { may } from '../../admin/users.ts';
 import type { AppContext } from '../../context.ts';
 import { fromDbDate } from '../../dte/calendar-date.ts';
-import { DTE_TYPES } from '../../dte/model.ts';
+import { DTE_TYPES, type DteType } from '../../dte/model.ts';
 import { isEmailAddress } from '../../dte/email-address.ts';
 import { AppError, ERROR_CATALOG, type ErrorCode } from '../../errors.ts';
 import type { Environment } from '../../admin/environment.ts';
@@ -34,6 +34,12 @@ import { issuerOf, sendHtml, signedIn } from '../plugin.ts';
 import type { DteDocument } from '../../dte/model.ts';
 import { emailEnabled, emailsOfDocument, sendDocumentEmail } from '../../issuing/document-email.ts';
 import { eventsOfDocument } from '../../events/record.ts';
+import { notesOfDocument, voidingNote } from '../../issuing/document-notes.ts';
+
+/** The types a note (56, 61) modifies: tax documents, not guías (references.ts). */
+const NOTE_TARGET_TYPES: readonly number[] = [33, 34, 39, 41, 46, 56, 61];
+
+const REF_CODE_LABELS: Record<1 | 2 | 3, string> = { 1: 'anula', 2: 'corrige texto', 3: 'corrige montos' };
 
 interface ListQuery {
   tipo_dte?: string;
@@ -179,10 +185,24 @@ ${result.data.map(
       const model = d.model as unknown as DteDocument;
       const base = `/dashboard/${issuer.rut}/documentos/${d.type}/${d.folio}`;
       const files = `${base}/%s?env=${d.environment}`;
-      const [events, emails] = await Promise.all([
+      const [events, emails, notes, voidedBy] = await Promise.all([
         eventsOfDocument(ctx, issuer, d.id),
         emailsOfDocument(ctx, issuer, d.id),
+        notesOfDocument(ctx, d),
+        voidingNote(ctx, d),
       ]);
+      const docLink = (type: number, folio: number) =>
+        `/dashboard/${issuer.rut}/documentos/${type}/${folio}?env=${d.environment}`;
+      // Void and correct from the document: the issue form opens as the note, filled in. A
+      // credit note (61) modifies the document; a credit note itself is voided by a debit note (56).
+      const noteLink = (code: 1 | 2 | 3) =>
+        `/dashboard/${issuer.rut}/emitir?${new URLSearchParams({ nota: String(code), tipo: String(d.type), folio: String(d.folio), env: d.environment })}`;
+      const modifiable =
+        may(web.user, 'issue') &&
+        NOTE_TARGET_TYPES.includes(d.type) &&
+        d.environment === environmentOf(issuer) &&
+        !['anulado', 'rechazado'].includes(d.estadoSii) &&
+        !notes.some((n) => n.code === 1 && !['anulado', 'rechazado'].includes(n.estadoSii));
       const flash = request.query as { ok?: string; error?: string; to?: string };
       const live = d.environment === 'live';
       const canResend =
@@ -213,7 +233,21 @@ ${flash.error && flash.error in ERROR_CATALOG && !(emailError && canEmail) ? not
     <a class="button" href="${files.replace('%s', 'xml')}">Descargar XML</a>
     ${canResend ? html`<form method="post" action="${base}/reenviar" class="inline">${csrfField(web)}<button type="submit" class="button">Reenviar al SII</button></form>` : ''}
   </p>
+  ${
+    modifiable
+      ? html`<p class="doc-actions note-actions">
+    <a class="button" href="${noteLink(1)}" title="${d.type === 61 ? 'Emite una nota de débito que anula esta nota de crédito' : 'Emite una nota de crédito que anula este documento'}">Anular</a>
+    ${
+      d.type === 61
+        ? ''
+        : html`<a class="button" href="${noteLink(3)}" title="Nota de crédito que corrige montos">Corregir montos</a>
+    <a class="button" href="${noteLink(2)}" title="Nota de crédito que corrige texto (sin montos)">Corregir texto</a>`
+    }
+  </p>`
+      : ''
+  }
 </div>
+${voidedBy ? notice('info', html`Anulado por <a href="${docLink(voidedBy.type, voidedBy.folio)}">${typeName(voidedBy.type)} Nº ${voidedBy.folio}</a>.`) : ''}
 <div class="columns">
 <section aria-labelledby="h-datos"><h2 id="h-datos">Datos</h2>
 <dl class="details">
@@ -239,7 +273,16 @@ ${flash.error && flash.error in ERROR_CATALOG && !(emailError && canEmail) ? not
 <td class="num">${decimal(Number(l.qty))}</td><td class="num">${l.price === undefined ? '—' : money(Math.round(Number(l.price)))}</td>
 <td class="num">${l.discountAmount ? money(l.discountAmount) : '—'}</td><td class="num">${money(l.amount)}</td></tr>`,
       )}</tbody></table></div>
-${model.refs.length ? html`<h3>Referencias</h3><ul>${model.refs.map((r) => html`<li>${typeName(Number(r.type))} Nº ${r.folio} del ${date(r.date)}${r.reason ? html` — ${r.reason}` : ''}</li>`)}</ul>` : ''}
+${
+  model.refs.length
+    ? html`<h3>Referencias</h3><ul class="refs">${model.refs.map((r) => {
+        const own = (DTE_TYPES as readonly number[]).includes(Number(r.type)) && /^\d{1,10}$/.test(r.folio);
+        const label = `${TYPE_NAMES[Number(r.type) as DteType] ?? `Tipo ${r.type}`} Nº ${r.folio}`;
+        return html`<li>${own ? html`<a href="${docLink(Number(r.type), Number(r.folio))}">${label}</a>` : label} del ${date(r.date)}${r.code ? html` (${REF_CODE_LABELS[r.code]})` : ''}${r.reason ? html` — ${r.reason}` : ''}</li>`;
+      })}</ul>`
+    : ''
+}
+${notes.length ? html`<h3>Notas que lo modifican</h3><ul class="notes">${notes.map((n) => html`<li><a href="${docLink(n.type, n.folio)}">${typeName(n.type)} Nº ${n.folio}</a>${n.code ? html` (${REF_CODE_LABELS[n.code]})` : ''} ${estadoBadge(n.estadoSii)}</li>`)}</ul>` : ''}
 </section>
 <section aria-labelledby="h-pdf"><h2 id="h-pdf">PDF</h2>
 <iframe class="pdf" title="PDF del documento" src="${files.replace('%s', 'pdf')}"></iframe>
