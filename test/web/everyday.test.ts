@@ -1,10 +1,12 @@
 /**
  * The dashboard for everyday work (issue 24), in Chromium: voiding and correcting a document
- * from its page. Each test has its own account and issuer.
+ * from its page; secrets shown once on a page reached by a redirect (a reload creates nothing);
+ * the account's keys on one page. Each test has its own account and issuer.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Issuer } from '../../src/generated/prisma/client.ts';
-import { bearer, createTestKey } from '../helpers/app.ts';
+import { createApiKey } from '../../src/admin/api-keys.ts';
+import { bearer, createTestIssuer, createTestKey } from '../helpers/app.ts';
 import {
   afterBrowserTest,
   type BrowserHarness,
@@ -17,7 +19,7 @@ import {
 let h: BrowserHarness;
 
 beforeAll(async () => {
-  h = await startBrowserHarness();
+  h = await startBrowserHarness({ TIMBRE_WEBHOOKS_ALLOW_PRIVATE: 'true' });
 }, 120_000);
 afterEach(async () => afterBrowserTest(h));
 afterAll(async () => stopBrowserHarness(h));
@@ -129,5 +131,87 @@ describe('void and correct from the document', () => {
     await page.fill('#item-0-price', '40000');
     await page.click('button[value="issue"]');
     expect(await page.textContent('main')).toContain('total $ 59.500 (neto $ 50.000, exento $ 0, IVA $ 9.500)');
+  });
+});
+
+describe('post/redirect/get: a secret is shown once, a reload creates nothing', () => {
+  it('creates one key, shows it once, and a reload says it was already shown', async () => {
+    const { page, issuer, dash } = await signedInOwner(h);
+    await page.goto(dash('claves'));
+    expect(await page.inputValue('#key-role')).toBe('viewer');
+    await page.fill('#key-name', 'ERP contabilidad');
+    await page.click('button:has-text("Crear clave")');
+    expect(page.url()).toMatch(/\/claves\/nueva\/[0-9a-f-]{36}$/);
+    const key = (await page.textContent('#new-key'))?.trim() ?? '';
+    expect(key).toMatch(/^timbre_[0-9A-Za-z]{40}$/);
+    expect(await page.textContent('.new-key')).toContain('«ERP contabilidad»');
+    await screenshot(page, 'clave-nueva');
+    await page.reload();
+    expect(await page.textContent('main')).toContain('Esta clave ya se mostró');
+    expect(await page.content()).not.toContain(key);
+    await page.goBack();
+    await page.goForward();
+    expect(await page.content()).not.toContain(key);
+    const keys = await h.t.db.prisma.apiKey.findMany({ where: { accountId: issuer.accountId } });
+    expect(keys.map((k) => [k.name, k.role])).toEqual([['ERP contabilidad', 'viewer']]);
+  });
+
+  it('creates one webhook endpoint, shows its secret once; a reload creates nothing; a failed test is in Spanish', async () => {
+    const { page, issuer, dash } = await signedInOwner(h);
+    await page.goto(dash('webhooks'));
+    // Port 9 (discard) refuses connections: the test ping fails.
+    await page.fill('#wh-url', 'http://127.0.0.1:9/timbre');
+    await page.click('button:has-text("Agregar endpoint")');
+    expect(page.url()).toMatch(/\/webhooks\/nuevo\/[0-9a-f-]{36}$/);
+    const secret = (await page.textContent('#new-secret'))?.trim() ?? '';
+    expect(secret).toMatch(/^whsec_/);
+    await page.reload();
+    expect(await page.textContent('main')).toContain('ya se mostró');
+    expect(await page.content()).not.toContain(secret);
+    expect(await h.t.db.prisma.webhookEndpoint.count({ where: { issuerId: issuer.id } })).toBe(1);
+    await page.click('button:has-text("Enviar prueba")');
+    const failed = (await page.textContent('.notice-error')) ?? '';
+    expect(failed).toContain('La prueba no se entregó. El servidor rechazó la conexión');
+    expect(failed).not.toMatch(/ECONNREFUSED|connect/);
+    await page.reload();
+    expect(await h.t.db.prisma.webhookDelivery.count({ where: { issuerId: issuer.id } })).toBe(1);
+    await screenshot(page, 'webhook-prueba-fallida');
+  });
+
+  it('shows a held secret only to the session that created it', async () => {
+    const a = await signedInOwner(h);
+    await a.page.goto(a.dash('claves'));
+    await Promise.all([a.page.waitForURL(/\/nueva\//), a.page.click('button:has-text("Crear clave")')]);
+    // Not read by a: the same URL in another session of the same account shows nothing.
+    const url = a.page.url();
+    const b = await signedInOwner(h);
+    await b.page.goto(url.replace(a.issuer.rut, b.issuer.rut));
+    expect(await b.page.locator('#new-key').count()).toBe(0);
+  });
+});
+
+describe('keys on the account’s level', () => {
+  it('lists every active key of the account with its issuer and name; Lector survives an error; Revocar on a phone', async () => {
+    const { page, issuer } = await signedInOwner(h);
+    const second = await createTestIssuer(h.t.ctx, { accountId: issuer.accountId, name: 'Sucursal Norte SpA' });
+    await createApiKey(h.t.ctx, { rut: issuer.rut, role: 'editor', name: 'Tienda web' });
+    await page.goto(`${h.base}/dashboard/${second.rut}/claves`);
+    const table = (await page.textContent('table.keys')) ?? '';
+    expect(table).toContain('Tienda web');
+    expect(table).toContain(issuer.name);
+    expect(await page.textContent('main')).toContain('Hay 1 de 5 claves activas en la cuenta');
+    // A name over the limit is refused with the limit, not cut; the role chosen stays chosen.
+    await page.fill('#key-name', 'x'.repeat(61));
+    await page.click('button:has-text("Crear clave")');
+    expect(await page.textContent('#key-name-error')).toContain('Máximo 60 caracteres');
+    expect(await page.inputValue('#key-name')).toHaveLength(61);
+    expect(await page.inputValue('#key-role')).toBe('viewer');
+    expect(await h.t.db.prisma.apiKey.count({ where: { accountId: issuer.accountId } })).toBe(1);
+    await page.setViewportSize({ width: 390, height: 800 });
+    const revoke = page.locator('table.keys button:has-text("Revocar")').first();
+    expect(await revoke.isVisible()).toBe(true);
+    const box = await revoke.boundingBox();
+    expect((box?.x ?? 999) + (box?.width ?? 0)).toBeLessThanOrEqual(390);
+    await screenshot(page, 'claves-cuenta');
   });
 });
