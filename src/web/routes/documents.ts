@@ -39,6 +39,11 @@ import { notesOfDocument, voidingNote } from '../../issuing/document-notes.ts';
 /** The types a note (56, 61) modifies: tax documents, not guías (references.ts). */
 const NOTE_TARGET_TYPES: readonly number[] = [33, 34, 39, 41, 46, 56, 61];
 
+const MAX_RECIPIENTS_TEXT = 2600;
+
+/** The SII's generic receiver of boletas without one (FMTB RUTRecep 66666666-6): the final consumer. */
+const GENERIC_RECEIVER = '66666666-6';
+
 const REF_CODE_LABELS: Record<1 | 2 | 3, string> = { 1: 'anula', 2: 'corrige texto', 3: 'corrige montos' };
 
 interface ListQuery {
@@ -85,6 +90,9 @@ function filtersOf(q: ListQuery): { filters: ListFilters; problems: string[] } {
  * with the rule of POST /api/{rut}/emision_email: at most 10, each an e-mail address.
  */
 function recipients(text: string): { to: string[]; problem?: string } {
+  // Ten addresses of at most 254 characters fit; longer text is refused, never cut.
+  if (text.length > MAX_RECIPIENTS_TEXT)
+    return { to: [], problem: `Máximo 10 destinatarios (hasta ${MAX_RECIPIENTS_TEXT} caracteres en total).` };
   const to = [...new Set(text.split(/[\s,;]+/).filter(Boolean))];
   const bad = to.find((a) => !isEmailAddress(a));
   if (bad) return { to, problem: `«${bad.slice(0, 80)}» no es un correo electrónico.` };
@@ -154,7 +162,7 @@ ${result.data.map(
 <td>${typeBadge(d.type)} <span class="type-name">${typeName(d.type)}</span></td>
 <td><a href="${base}/documentos/${d.type}/${d.folio}?env=${d.env}">Nº ${d.folio}</a><span class="show-sm muted">${date(d.date)}</span></td>
 <td class="hide-sm">${date(d.date)}</td>
-<td><span class="receiver">${d.receiver.name}</span><br><span class="muted">${rut(d.receiver.rut)}</span></td>
+<td><span class="receiver">${d.receiver.name || (d.receiver.rut === GENERIC_RECEIVER ? 'Consumidor final' : '—')}</span><br><span class="muted">${rut(d.receiver.rut)}</span></td>
 <td class="num">${money(d.totals.total)}<span class="show-sm">${estadoBadge(d.estado_sii)}</span></td>
 <td class="hide-sm">${estadoBadge(d.estado_sii)}</td>
 </tr>`,
@@ -252,7 +260,7 @@ ${voidedBy ? notice('info', html`Anulado por <a href="${docLink(voidedBy.type, v
 <section aria-labelledby="h-datos"><h2 id="h-datos">Datos</h2>
 <dl class="details">
   <dt>Fecha de emisión</dt><dd>${date(fromDbDate(d.date))}</dd>
-  <dt>Receptor</dt><dd>${d.receiverName}<br>${rut(d.receiverRut)}</dd>
+  <dt>Receptor</dt><dd>${d.receiverName || (d.receiverRut === GENERIC_RECEIVER ? 'Consumidor final' : '—')}<br>${rut(d.receiverRut)}</dd>
   <dt>Ambiente</dt><dd>${live ? 'Producción' : 'Sandbox (no se envía al SII)'}</dd>
   ${live ? html`<dt>Track ID</dt><dd>${d.trackId || '—'}</dd>` : ''}
   ${d.lastSubmitError && d.estadoSii === 'pendiente' ? html`<dt>Último error de envío</dt><dd>${d.lastSubmitError}</dd>` : ''}
@@ -285,7 +293,8 @@ ${
 ${notes.length ? html`<h3>Notas que lo modifican</h3><ul class="notes">${notes.map((n) => html`<li><a href="${docLink(n.type, n.folio)}">${typeName(n.type)} Nº ${n.folio}</a>${n.code ? html` (${REF_CODE_LABELS[n.code]})` : ''} ${estadoBadge(n.estadoSii)}</li>`)}</ul>` : ''}
 </section>
 <section aria-labelledby="h-pdf"><h2 id="h-pdf">PDF</h2>
-<iframe class="pdf" title="PDF del documento" src="${files.replace('%s', 'pdf')}"></iframe>
+<iframe class="pdf hide-sm" title="PDF del documento" src="${files.replace('%s', 'pdf')}"></iframe>
+<p class="show-sm"><a class="button" href="${files.replace('%s', 'pdf')}" target="_blank" rel="noopener">Abrir el PDF</a></p>
 </section>
 <section aria-labelledby="h-eventos"><h2 id="h-eventos">Eventos y correos</h2>
 ${
@@ -308,7 +317,7 @@ ${
   canEmail
     ? html`<form method="post" action="${base}/correo" class="row-form email-form">${csrfField(web)}
 <div class="field grow"><label for="mail-to">Destinatarios</label>
-<input id="mail-to" name="to" type="text" inputmode="email" autocomplete="off" maxlength="2600" value="${emailError ? (flash.to ?? '') : ''}" placeholder="${receiverEmail || 'contacto@cliente.cl'}"${describedBy('mail-to', emailError)}>
+<input id="mail-to" name="to" type="text" inputmode="email" autocomplete="off" value="${emailError ? (flash.to ?? '') : ''}" placeholder="${receiverEmail || 'contacto@cliente.cl'}"${describedBy('mail-to', emailError)}>
 ${fieldError('mail-to', emailError)}</div>
 <button type="submit" class="button">Reenviar por correo</button>
 </form>
@@ -338,9 +347,11 @@ ${fieldError('mail-to', emailError)}</div>
       const p = request.params as { rut: string; type: string; folio: string };
       const issuer = issuerOf(request, p.rut);
       const back = `/dashboard/${issuer.rut}/documentos/${p.type}/${p.folio}`;
-      const text = request.form.get('to').slice(0, 2600);
+      const text = request.form.get('to');
       const { to, problem } = recipients(text);
-      if (problem) return reply.redirect(`${back}?${new URLSearchParams({ error: 'correo', to: text })}`, 303);
+      // The addresses go back to the form (one character over the limit is enough to say so again).
+      const echo = text.slice(0, MAX_RECIPIENTS_TEXT + 1);
+      if (problem) return reply.redirect(`${back}?${new URLSearchParams({ error: 'correo', to: echo })}`, 303);
       try {
         await sendDocumentEmail(ctx, issuer, {
           type: Number(p.type),
@@ -350,7 +361,7 @@ ${fieldError('mail-to', emailError)}</div>
         return reply.redirect(`${back}?ok=correo`, 303);
       } catch (err) {
         if (!(err instanceof AppError) || err.status >= 500) throw err;
-        return reply.redirect(`${back}?${new URLSearchParams({ error: err.code, to: text })}`, 303);
+        return reply.redirect(`${back}?${new URLSearchParams({ error: err.code, to: echo })}`, 303);
       }
     });
 

@@ -399,12 +399,12 @@ ${input('due_date', 'due_date', 'Vencimiento del pago', val('due_date'), errors,
 <p class="hint" data-only="61">Basta RUT y razón social: giro, dirección, comuna y ciudad se copian del documento referenciado.</p>
 <div class="grid2">
 ${input('receiver-rut', 'receiver_rut', 'RUT', val('receiver_rut'), errors, html` placeholder="76.354.771-K" autocomplete="off"`)}
-${input('receiver-name', 'receiver_name', 'Razón social', val('receiver_name'), errors, html` maxlength="100"`)}
-${input('receiver-activity', 'receiver_activity', 'Giro', val('receiver_activity'), errors, html` maxlength="40"`, '33 34 39 41 46 52 56')}
+${input('receiver-name', 'receiver_name', 'Razón social (máx. 100)', val('receiver_name'), errors, html``)}
+${input('receiver-activity', 'receiver_activity', 'Giro (máx. 40)', val('receiver_activity'), errors, html``, '33 34 39 41 46 52 56')}
 ${input('receiver-email', 'receiver_email', 'Correo', val('receiver_email'), errors, html` type="email"`)}
-${input('receiver-address', 'receiver_address', 'Dirección', val('receiver_address'), errors, html` maxlength="70"`, '33 34 39 41 46 52 56')}
-${input('receiver-comuna', 'receiver_comuna', 'Comuna', val('receiver_comuna'), errors, html` maxlength="20"`, '33 34 39 41 46 52 56')}
-${input('receiver-city', 'receiver_city', 'Ciudad', val('receiver_city'), errors, html` maxlength="20"`, '33 34 39 41 46 52 56')}
+${input('receiver-address', 'receiver_address', 'Dirección (máx. 70)', val('receiver_address'), errors, html``, '33 34 39 41 46 52 56')}
+${input('receiver-comuna', 'receiver_comuna', 'Comuna (máx. 20)', val('receiver_comuna'), errors, html``, '33 34 39 41 46 52 56')}
+${input('receiver-city', 'receiver_city', 'Ciudad (máx. 20)', val('receiver_city'), errors, html``, '33 34 39 41 46 52 56')}
 </div>
 </fieldset>
 
@@ -420,7 +420,7 @@ ${rows.map((i) => {
 ${cell('name', 'item_name', 'Descripción')}
 ${cell('qty', 'item_qty', 'Cantidad', html` inputmode="decimal"`)}
 ${cell('price', 'item_price', 'Precio unitario', html` inputmode="decimal"`)}
-${cell('unit', 'item_unit', 'Unidad', html` maxlength="4"`)}
+${cell('unit', 'item_unit', 'Unidad', html``)}
 ${cell('discount_pct', 'item_discount', 'Desc. %', html` inputmode="decimal"`)}
 <div class="field check"><input type="checkbox" id="item-${i}-exempt" name="item_exempt" value="${i}"${attr('checked', exemptRows.has(String(i)))}><label for="item-${i}-exempt">Exento</label></div>
 </div>`;
@@ -474,13 +474,13 @@ ${select(
 </div>
 <p class="hint">Transporte (opcional). Si el emisor despacha (2 o 3), la dirección y comuna de destino son obligatorias.</p>
 <div class="grid2">
-${input('transport-plate', 'transport_plate', 'Patente', val('transport_plate'), errors, html` maxlength="8" autocomplete="off"`)}
+${input('transport-plate', 'transport_plate', 'Patente', val('transport_plate'), errors, html` autocomplete="off"`)}
 ${input('transport-carrier_rut', 'transport_carrier_rut', 'RUT del transportista', val('transport_carrier_rut'), errors, html` autocomplete="off"`)}
 ${input('transport-driver-rut', 'transport_driver_rut', 'RUT del chofer', val('transport_driver_rut'), errors, html` autocomplete="off"`)}
-${input('transport-driver-name', 'transport_driver_name', 'Nombre del chofer', val('transport_driver_name'), errors, html` maxlength="30"`)}
-${input('transport-address', 'transport_address', 'Dirección de destino', val('transport_address'), errors, html` maxlength="70"`)}
-${input('transport-comuna', 'transport_comuna', 'Comuna de destino', val('transport_comuna'), errors, html` maxlength="20"`)}
-${input('transport-city', 'transport_city', 'Ciudad de destino', val('transport_city'), errors, html` maxlength="20"`)}
+${input('transport-driver-name', 'transport_driver_name', 'Nombre del chofer', val('transport_driver_name'), errors, html``)}
+${input('transport-address', 'transport_address', 'Dirección de destino', val('transport_address'), errors, html``)}
+${input('transport-comuna', 'transport_comuna', 'Comuna de destino', val('transport_comuna'), errors, html``)}
+${input('transport-city', 'transport_city', 'Ciudad de destino', val('transport_city'), errors, html``)}
 </div>
 </fieldset>
 </div>

@@ -90,10 +90,10 @@ ${errors.get('general') ? notice('error', errors.get('general')) : ''}
 <form method="post" action="${base}" class="stack narrow-form">
 ${csrfField(web)}
 <label for="wh-url">URL</label>
-<input id="wh-url" name="url" type="url" inputmode="url" required maxlength="2000" placeholder="https://example.cl/timbre" value="${draft.url}"${describedBy('wh-url', errors.get('wh-url'))}>
+<input id="wh-url" name="url" type="url" inputmode="url" required placeholder="https://example.cl/timbre" value="${draft.url}"${describedBy('wh-url', errors.get('wh-url'))}>
 ${fieldError('wh-url', errors.get('wh-url'))}
 <label for="wh-description">Descripción (opcional)</label>
-<input id="wh-description" name="description" maxlength="200" placeholder="ERP contabilidad" value="${draft.description}"${describedBy('wh-description', errors.get('wh-description'))}>
+<input id="wh-description" name="description" placeholder="ERP contabilidad" value="${draft.description}"${describedBy('wh-description', errors.get('wh-description'))}>
 ${fieldError('wh-description', errors.get('wh-description'))}
 <details class="event-picker"${attr('open', draft.events.length > 0 || errors.has('wh-events'))}><summary>Eventos: todos, o elige cuáles</summary>
 <fieldset${errors.has('wh-events') ? html` aria-describedby="wh-events-error"` : ''}><legend>Eventos que recibe</legend>
