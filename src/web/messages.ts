@@ -38,7 +38,7 @@ const BY_CODE: Record<ErrorCode, string> = {
   CERT_NO_PRIVATE_KEY: 'El archivo no trae la clave privada: expórtalo junto con su clave (.p12 o .pfx).',
   CERT_UNREADABLE: 'El archivo no es un certificado .p12 o .pfx legible.',
   CERT_NO_HOLDER_RUT:
-    'El certificado no indica el RUT de su titular; el SII lo exige. El RUT va en la extensión SubjectAltName del certificado (OID 1.3.6.1.4.1.8321.1), que incluyen los certificados de firma electrónica de los proveedores acreditados ante el SII: obtén uno de ellos (lista en https://www.sii.cl/servicios_online/1039-certificado_digital-1182.html).',
+    'El certificado no indica el RUT de su titular; el SII lo exige. El RUT va en la extensión SubjectAltName del certificado (OID 1.3.6.1.4.1.8321.1), que incluyen los certificados de firma electrónica de los proveedores acreditados ante el SII: obtén uno de ellos (el SII los lista en https://www.sii.cl, Servicios online › Certificado digital).',
   CAF_INVALID: 'El archivo no es un CAF (autorización de folios) válido del SII.',
   CAF_KEY_MISMATCH: 'La clave privada del CAF no corresponde a su clave pública: el archivo está dañado.',
   CAF_SIGNATURE_INVALID: 'La firma del CAF no es del SII. Descárgalo de nuevo desde el sitio del SII.',

@@ -105,4 +105,68 @@ describe('dashboard: smaller points', () => {
     expect(deliveryErrorText('certificate has expired')).toContain('certificado TLS');
     expect(deliveryErrorText('connect ECONNREFUSED 127.0.0.1:9')).toContain('rechazó la conexión');
   });
+
+  it('exports the filtered list as a CSV Excel (es-CL) opens: BOM, ";", CRLF, libro de ventas columns', async () => {
+    const issuer = await createTestIssuer(t.ctx, { ambiente: 0 });
+    const key = await createTestKey(t.ctx, issuer.rut);
+    const issue = async (body: Record<string, unknown>) => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/api/${issuer.rut}/emitir`,
+        headers: bearer(key),
+        payload: body,
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json() as { folio: number };
+    };
+    const receiver = {
+      rut: '76354771-K',
+      name: '=HIPERVINCULO("x"); Ñandú "Ltda."',
+      activity: 'Comercio',
+      address: 'Av. Italia 123',
+      comuna: 'Ñuñoa',
+    };
+    const f = await issue({
+      type: 33,
+      receiver,
+      items: [
+        { name: 'Clavos', qty: 10, price: 1350 },
+        { name: 'Flete', qty: 1, price: 5000, exempt: true },
+      ],
+    });
+    await issue({ type: 39, items: [{ name: 'Café', qty: 1, price: 2990 }] });
+    const s = await dashboardSession(t, issuer);
+    const list = await t.app.inject({
+      url: `/dashboard/${issuer.rut}/documentos?tipo_dte=33`,
+      headers: { cookie: s.cookie },
+    });
+    const href = /href="([^"]*documentos\.csv[^"]*)"/.exec(list.body)?.[1]?.replace(/&amp;/g, '&') ?? '';
+    expect(href).toContain('tipo_dte=33');
+    const csv = await t.app.inject({ url: href, headers: { cookie: s.cookie } });
+    expect(csv.statusCode).toBe(200);
+    expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(csv.headers['content-disposition']).toMatch(/^attachment; filename="documentos_.*\.csv"$/);
+    expect([...csv.rawPayload.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const lines = csv.body.replace(/^\uFEFF/, '').split('\r\n');
+    expect(lines[0]).toBe('Tipo;Folio;Fecha;RUT;Razón social;Exento;Neto;IVA;Total;Estado');
+    expect(lines).toHaveLength(3); // header, the one factura (the filter holds), and the final CRLF
+    expect(lines[1]).toMatch(
+      new RegExp(
+        `^33;${f.folio};\\d{2}-\\d{2}-\\d{4};76\\.354\\.771-K;"'=HIPERVINCULO\\(""x""\\); Ñandú ""Ltda\\.""";5000;13500;2565;21065;Sandbox$`,
+      ),
+    );
+    expect(lines[2]).toBe('');
+    // Unfiltered: both documents; the boleta's receiver is the final consumer.
+    const all = await t.app.inject({ url: `/dashboard/${issuer.rut}/documentos.csv`, headers: { cookie: s.cookie } });
+    expect(all.body).toContain(';Consumidor final;');
+    expect(all.body.split('\r\n')).toHaveLength(4);
+    // Another account sees nothing.
+    const other = await createTestIssuer(t.ctx, { ambiente: 0 });
+    const o = await dashboardSession(t, other);
+    const foreign = await t.app.inject({
+      url: `/dashboard/${issuer.rut}/documentos.csv`,
+      headers: { cookie: o.cookie },
+    });
+    expect(foreign.statusCode).toBe(404);
+  });
 });

@@ -41,6 +41,48 @@ const NOTE_TARGET_TYPES: readonly number[] = [33, 34, 39, 41, 46, 56, 61];
 
 const MAX_RECIPIENTS_TEXT = 2600;
 
+const CSV_PAGE = 100;
+/** A year of a busy SME; beyond it the list asks for a narrower date range. */
+const MAX_CSV_ROWS = 50_000;
+
+/** One CSV field: quoted when it holds the separator, a quote or a line break. */
+function csvField(value: string | number): string {
+  let text = String(value);
+  // A spreadsheet runs text that starts with = + - @ as a formula (CSV injection): a razón social
+  // such as "=HYPERLINK(…)" is kept as text by a leading apostrophe.
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[;"\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/**
+ * The documents as a libro de ventas: tipo, folio, fecha, RUT, razón social, exento, neto, IVA,
+ * total, estado. Written for Excel as installed in Chile (es-CL), which opens a .csv with a
+ * double click: UTF-8 with a byte-order mark (without it Excel reads Windows-1252 and breaks
+ * ñ and tildes), fields separated by ";" (the list separator of es-CL, where "," is the decimal
+ * comma), CRLF line ends, amounts as plain whole pesos (no thousands dots, so they stay numbers)
+ * and dates dd-mm-aaaa. Notes (56, 61) are listed with positive amounts, as on the SII's libro.
+ */
+function documentsCsv(rows: Awaited<ReturnType<typeof listDocuments>>['data']): string {
+  const header = ['Tipo', 'Folio', 'Fecha', 'RUT', 'Razón social', 'Exento', 'Neto', 'IVA', 'Total', 'Estado'];
+  const lines = rows.map((d) =>
+    [
+      d.type,
+      d.folio,
+      date(d.date),
+      rut(d.receiver.rut),
+      d.receiver.name || (d.receiver.rut === GENERIC_RECEIVER ? 'Consumidor final' : ''),
+      d.totals.exempt,
+      d.totals.net,
+      d.totals.vat,
+      d.totals.total,
+      ESTADO_LABELS[d.estado_sii]?.label ?? d.estado_sii,
+    ]
+      .map(csvField)
+      .join(';'),
+  );
+  return `\uFEFF${[header.join(';'), ...lines].join('\r\n')}\r\n`;
+}
+
 /** The SII's generic receiver of boletas without one (FMTB RUTRecep 66666666-6): the final consumer. */
 const GENERIC_RECEIVER = '66666666-6';
 
@@ -148,6 +190,7 @@ ${problems.map((p) => notice('error', p))}
   <div class="field actions"><button type="submit" class="button">Filtrar</button>
   ${filtered ? html`<a href="${base}/documentos">Limpiar</a>` : ''}</div>
 </form>
+${result.total > 0 ? html`<p class="export"><a class="button small" href="${base}/documentos.csv${queryString(q, { page: '', limit: '' })}" download>Exportar CSV (${result.total})</a> <span class="muted">Libro de ventas con los filtros aplicados; se abre en Excel.</span></p>` : ''}
 ${
   result.data.length === 0
     ? filtered
@@ -175,6 +218,33 @@ ${result.data.map(
 </nav>`
 }`;
       return sendHtml(reply, page({ title: 'Documentos', nav: 'documentos', web, issuer, body }));
+    });
+
+    // The filtered list as a CSV (libro de ventas columns): every matching document, not one page.
+    app.get('/:rut/documentos.csv', async (request, reply) => {
+      const issuer = issuerOf(request, (request.params as { rut: string }).rut);
+      const { filters } = filtersOf(request.query as ListQuery);
+      const first = await listDocuments(ctx, issuer, { ...filters, page: 1, limit: CSV_PAGE });
+      if (first.total > MAX_CSV_ROWS) {
+        const body = notice(
+          'error',
+          `Son ${first.total.toLocaleString('es-CL')} documentos: la exportación admite hasta ${MAX_CSV_ROWS.toLocaleString('es-CL')}. Filtra por fechas (por ejemplo, un mes) y exporta cada parte.`,
+        );
+        return sendHtml(
+          reply,
+          page({ title: 'Documentos', nav: 'documentos', web: signedIn(request), issuer, body }),
+          400,
+        );
+      }
+      const rows = [...first.data];
+      for (let page = 2; rows.length < first.total; page++) {
+        const next = await listDocuments(ctx, issuer, { ...filters, page, limit: CSV_PAGE });
+        if (next.data.length === 0) break;
+        rows.push(...next.data);
+      }
+      const name = `documentos_${issuer.rut}${filters.from ? `_desde_${filters.from}` : ''}${filters.to ? `_hasta_${filters.to}` : ''}.csv`;
+      reply.header('Content-Disposition', `attachment; filename="${name}"`);
+      return reply.type('text/csv; charset=utf-8').send(documentsCsv(rows));
     });
 
     const findDoc = async (request: { params: unknown; query: unknown }) => {
