@@ -5,6 +5,7 @@
  * a link to the PDF on small screens.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/admin/api-keys.ts';
 import { AppError } from '../../src/errors.ts';
 import { deliveryErrorText, errorMessage } from '../../src/web/messages.ts';
 import { bearer, buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
@@ -168,5 +169,63 @@ describe('dashboard: smaller points', () => {
       headers: { cookie: o.cookie },
     });
     expect(foreign.statusCode).toBe(404);
+  });
+
+  it('shows a setup checklist on the issuer’s first page until every step is done, each linking to its page', async () => {
+    const issuer = await createTestIssuer(t.ctx, { ambiente: 0 });
+    const s = await dashboardSession(t, issuer);
+    const first = () => t.app.inject({ url: `/dashboard/${issuer.rut}/documentos`, headers: { cookie: s.cookie } });
+    const page = await first();
+    expect(page.body).toContain('Primeros pasos (0 de 5)');
+    for (const path of ['certificado', 'folios', 'emitir', 'claves', 'webhooks'])
+      expect(page.body).toContain(`<a href="/dashboard/${issuer.rut}/${path}">`);
+    await createApiKey(t.ctx, { rut: issuer.rut, role: 'viewer', name: 'ERP' });
+    const one = await first();
+    expect(one.body).toContain('Primeros pasos (1 de 5)');
+    expect(one.body).toContain('<s>Crea una clave API</s>');
+    const key = await createTestKey(t.ctx, issuer.rut);
+    const issued = await t.app.inject({
+      method: 'POST',
+      url: `/api/${issuer.rut}/emitir`,
+      headers: bearer(key),
+      payload: { type: 39, items: [{ name: 'Café', qty: 1, price: 2990 }] },
+    });
+    expect(issued.statusCode, issued.body).toBe(200);
+    expect((await first()).body).toContain('Primeros pasos (2 de 5)');
+    // The other three steps, done directly in the database (what each page would store).
+    const sealed = new Uint8Array(t.ctx.db.secrets.seal('x'));
+    await t.db.prisma.certificate.create({
+      data: {
+        issuerId: issuer.id,
+        kind: 'imported',
+        p12Encrypted: sealed,
+        passwordEncrypted: sealed,
+        holderRut: '12345678-5',
+        subjectName: 'Titular',
+        fingerprint: 'ff',
+        notBefore: new Date('2026-01-01'),
+        notAfter: new Date('2027-01-01'),
+      },
+    });
+    await t.db.prisma.caf.create({
+      data: {
+        issuerId: issuer.id,
+        environment: 'live',
+        source: 'imported',
+        type: 33,
+        rangeFrom: 1,
+        rangeTo: 10,
+        nextFolio: 1,
+        authorisedAt: new Date('2026-01-01'),
+        idk: 100,
+        cafXml: '<CAF/>',
+        privateKeyEncrypted: sealed,
+        originalEncrypted: sealed,
+      },
+    });
+    await t.db.prisma.webhookEndpoint.create({
+      data: { issuerId: issuer.id, url: 'https://erp.example.cl/timbre', events: [], secretEncrypted: sealed },
+    });
+    expect((await first()).body).not.toContain('Primeros pasos');
   });
 });

@@ -27,7 +27,7 @@ import {
   TYPE_NAMES,
   typeName,
 } from '../format.ts';
-import { attr, html } from '../html.ts';
+import { attr, type Html, html } from '../html.ts';
 import { csrfField, describedBy, fieldError, notice, page } from '../layout.ts';
 import { errorMessage } from '../messages.ts';
 import { issuerOf, sendHtml, signedIn } from '../plugin.ts';
@@ -35,6 +35,7 @@ import type { DteDocument } from '../../dte/model.ts';
 import { emailEnabled, emailsOfDocument, sendDocumentEmail } from '../../issuing/document-email.ts';
 import { eventsOfDocument } from '../../events/record.ts';
 import { notesOfDocument, voidingNote } from '../../issuing/document-notes.ts';
+import { type SetupProgress, setupProgress } from '../../admin/setup-progress.ts';
 
 /** The types a note (56, 61) modifies: tax documents, not guías (references.ts). */
 const NOTE_TARGET_TYPES: readonly number[] = [33, 34, 39, 41, 46, 56, 61];
@@ -96,6 +97,51 @@ interface ListQuery {
   q?: string;
   page?: string;
   limit?: string;
+}
+
+/**
+ * The setup checklist on the issuer's first page, until every step is done: what makes the
+ * issuer ready to invoice for real, each step linking to the page where it is done.
+ */
+function setupChecklist(base: string, p: SetupProgress): Html | '' {
+  const steps: { done: boolean; href: string; label: string; hint: string }[] = [
+    {
+      done: p.certificate,
+      href: `${base}/certificado`,
+      label: 'Sube el certificado digital',
+      hint: 'el .p12 o .pfx del representante, con el que se firman los documentos',
+    },
+    {
+      done: p.folios,
+      href: `${base}/folios`,
+      label: 'Carga folios de producción',
+      hint: 'sube un CAF del SII o solicítalo desde Timbre',
+    },
+    {
+      done: p.document,
+      href: `${base}/emitir`,
+      label: 'Emite el primer documento',
+      hint: 'en sandbox no se envía al SII',
+    },
+    { done: p.key, href: `${base}/claves`, label: 'Crea una clave API', hint: 'para emitir desde tu sistema' },
+    {
+      done: p.webhook,
+      href: `${base}/webhooks`,
+      label: 'Agrega un webhook',
+      hint: 'para que tu sistema sepa cuándo el SII acepta o rechaza',
+    },
+  ];
+  const done = steps.filter((s) => s.done).length;
+  if (done === steps.length) return '';
+  return html`<section class="checklist" aria-labelledby="h-setup"><h2 id="h-setup">Primeros pasos (${done} de ${steps.length})</h2>
+<ol>${steps.map(
+    (s) =>
+      html`<li class="${s.done ? 'done' : 'todo'}"><span class="check-mark" aria-hidden="true">${s.done ? '✓' : '○'}</span> ${
+        s.done
+          ? html`<s>${s.label}</s> <span class="visually-hidden">(hecho)</span>`
+          : html`<a href="${s.href}">${s.label}</a>`
+      } <span class="muted">— ${s.hint}</span></li>`,
+  )}</ol></section>`;
 }
 
 /** What the list says about a filter the URL gives a bad value (page and limit: silently ignored). */
@@ -168,11 +214,12 @@ export function documentRoutes(ctx: AppContext): FastifyPluginAsync {
       const issuer = issuerOf(request, (request.params as { rut: string }).rut);
       const q = request.query as ListQuery;
       const { filters, problems } = filtersOf(q);
-      const result = await listDocuments(ctx, issuer, filters);
+      const [result, setup] = await Promise.all([listDocuments(ctx, issuer, filters), setupProgress(ctx, issuer)]);
       const pages = Math.max(1, Math.ceil(result.total / result.limit));
       const base = `/dashboard/${issuer.rut}`;
       const filtered = Boolean(q.tipo_dte || q.estado_sii || q.desde || q.hasta || q.q);
       const body = html`
+${setupChecklist(base, setup)}
 ${problems.map((p) => notice('error', p))}
 <form method="get" class="filters" role="search" aria-label="Filtrar documentos">
   <div class="field"><label for="f-q">Buscar</label>
