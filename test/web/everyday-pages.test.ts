@@ -228,4 +228,26 @@ describe('dashboard: smaller points', () => {
     });
     expect((await first()).body).not.toContain('Primeros pasos');
   });
+
+  it('reports every receiver problem at once: a bad RUT does not hide the missing fields', async () => {
+    const issuer = await createTestIssuer(t.ctx, { ambiente: 0 });
+    const s = await dashboardSession(t, issuer);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/dashboard/${issuer.rut}/emitir`,
+      headers: s.headers,
+      payload: new URLSearchParams({
+        _csrf: s.csrf,
+        action: 'preview',
+        type: '33',
+        receiver_rut: '76354771-1',
+        item_name: 'Clavos',
+        item_qty: '1',
+        item_price: '1000',
+      }).toString(),
+    });
+    expect(res.statusCode).toBe(400);
+    for (const id of ['receiver-rut', 'receiver-name', 'receiver-activity', 'receiver-address', 'receiver-comuna'])
+      expect(res.body, id).toContain(`id="${id}-error"`);
+  });
 });
