@@ -55,7 +55,7 @@ const USAGE = `Usage: npm run cli -- <command> [flags] [--json]
   cert import --rut R --file F.p12 [--password-stdin | --password P]
                 (no password flag in a terminal: asked for, without echo)
   caf import --rut R --file F.xml
-  key create --rut R --role owner|editor|viewer
+  key create --rut R --role owner|editor|viewer [--name "ERP contabilidad"]
   key revoke --id ID
   key list --rut R
   user create --account ID|--rut R --email E --role owner|editor|viewer [--password-stdin]
@@ -355,9 +355,13 @@ async function run(ctx: AppContext, command: string, flags: Flags, io: CliIo): P
       return { json: v, human: `Imported CAF for type ${v.type}: folios ${v.from}–${v.to} (id ${v.id})` };
     }
     case 'key create': {
-      const { record, key, issuer } = await createApiKey(ctx, { rut: need(flags, 'rut'), role: need(flags, 'role') });
+      const { record, key, issuer } = await createApiKey(ctx, {
+        rut: need(flags, 'rut'),
+        role: need(flags, 'role'),
+        ...(typeof flags.name === 'string' && { name: flags.name }),
+      });
       return {
-        json: { id: record.id, key, role: record.role, rut: issuer.rut, prefix: record.prefix },
+        json: { id: record.id, key, name: record.name, role: record.role, rut: issuer.rut, prefix: record.prefix },
         human: `Created ${record.role} key ${record.id} for ${issuer.rut}:\n\n  ${key}\n\nThis is the only time the key is shown.`,
       };
     }

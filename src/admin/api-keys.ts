@@ -39,12 +39,19 @@ function displayPrefix(key: string): string {
   return key.slice(0, KEY_PREFIX.length + 1 + 6);
 }
 
+/** A key's name says what it is for; longer names are refused, never cut. */
+export const MAX_KEY_NAME_LENGTH = 60;
+
 export async function createApiKey(
   ctx: AppContext,
-  input: { rut: string; role: string },
+  input: { rut: string; role: string; name?: string },
 ): Promise<{ record: ApiKey; key: string; issuer: Issuer }> {
   if (!(ROLES as readonly string[]).includes(input.role)) {
     throw validationError('role', 'value.not_allowed', { allowed: ROLES.join(', ') });
+  }
+  const name = (input.name ?? '').trim();
+  if ([...name].length > MAX_KEY_NAME_LENGTH) {
+    throw validationError('name', 'string.too_long', { max: MAX_KEY_NAME_LENGTH });
   }
   const issuer = await findIssuerOrThrow(ctx, input.rut, { includeInactive: true });
   const key = `${KEY_PREFIX}_${randomBody()}`;
@@ -64,6 +71,7 @@ export async function createApiKey(
         role: input.role as Role,
         prefix: displayPrefix(key),
         hash: hashKey(key),
+        name,
       },
     });
   });
@@ -95,6 +103,19 @@ export async function listApiKeys(ctx: AppContext, rut: string): Promise<ApiKey[
   return ctx.db.prisma.apiKey.findMany({ where: { issuerId: issuer.id }, orderBy: { createdAt: 'asc' } });
 }
 
+/** Every key of the account with its issuer, active ones first, each group oldest first. */
+export async function listAccountApiKeys(
+  ctx: AppContext,
+  accountId: string,
+): Promise<(ApiKey & { issuer: Pick<Issuer, 'rut' | 'name'> })[]> {
+  const keys = await ctx.db.prisma.apiKey.findMany({
+    where: { accountId },
+    include: { issuer: { select: { rut: true, name: true } } },
+    orderBy: { createdAt: 'asc' },
+  });
+  return [...keys.filter((k) => !k.revokedAt), ...keys.filter((k) => k.revokedAt)];
+}
+
 /** The account's active keys, against MAX_ACTIVE_KEYS_PER_ACCOUNT. */
 export async function countActiveApiKeys(ctx: AppContext, accountId: string): Promise<number> {
   return ctx.db.prisma.apiKey.count({ where: { accountId, revokedAt: null } });
@@ -104,6 +125,7 @@ export function apiKeyView(k: ApiKey, issuerRut?: string) {
   return {
     id: k.id,
     prefix: k.prefix,
+    name: k.name,
     role: k.role,
     ...(issuerRut ? { rut: issuerRut } : {}),
     status: k.revokedAt ? 'revoked' : 'active',

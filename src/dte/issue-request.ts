@@ -350,7 +350,32 @@ function typeRules(req: BaseRequest, ctx: z.RefinementCtx): void {
   }
 }
 
-export const issueRequestSchema = baseSchema.superRefine(typeRules);
+/**
+ * The receiver's missing fields when another field has already failed in a way that stops the
+ * type rules (a bad RUT aborts the rest): reported together, so a person corrects the receiver
+ * in one round, not two. Runs exactly when typeRules does not (zod skips a refinement after an
+ * aborting issue), so a field is never reported twice.
+ */
+function missingReceiverFields(req: BaseRequest, ctx: z.RefinementCtx): void {
+  const type = req.type as DteType;
+  const receiver = req.receiver as Partial<Record<string, unknown>> | undefined;
+  if (!(DTE_TYPES as readonly number[]).includes(type) || isBoleta(type)) return;
+  if (!receiver || typeof receiver !== 'object') return;
+  const issue = <R extends RuleId>(path: (string | number)[], id: R, ...args: RuleArgs<R>) =>
+    ctx.addIssue({ code: 'custom', path, ...ruleIssue(id, ...args) });
+  if (receiver.name === undefined) issue(['receiver', 'name'], 'receiver.name_required');
+  if (type === 61) return;
+  for (const [field, tag] of REQUIRED_RECEIVER_FIELDS) {
+    if (receiver[field] === undefined) issue(['receiver', field], 'receiver.field_required', { type, tag });
+  }
+}
+
+/** Whether an earlier issue stops the refinements that follow (zod's own test for it). */
+const aborted = (payload: { issues: { continue?: boolean }[] }) => payload.issues.some((i) => i.continue !== true);
+
+export const issueRequestSchema = baseSchema
+  .superRefine(missingReceiverFields, { when: aborted })
+  .superRefine(typeRules);
 
 export type IssueRequest = z.infer<typeof issueRequestSchema>;
 export type IssueItem = IssueRequest['items'][number];

@@ -138,6 +138,13 @@ export const documentSchema = z.object({
     to: z.array(z.string()),
     at: z.string().nullable(),
   }),
+  voided_by: z
+    .object({ type: z.number().int().meta(dteTypeDoc), folio: z.number().int() })
+    .nullable()
+    .meta({
+      description:
+        'The note (61, or a 56 voiding a 61) that voided this document (`estado_sii: anulado`); null otherwise.',
+    }),
 });
 
 /** A page of a list (`GET /emisiones`, `GET /events`): the items, the exact total, and the paging asked for. */

@@ -229,8 +229,11 @@ export async function documentEventData(
     where: { documentId: document.id },
     orderBy: { createdAt: 'desc' },
   });
+  const voidedBy = document.voidedById
+    ? await tx.document.findUnique({ where: { id: document.voidedById }, select: { type: true, folio: true } })
+    : null;
   return {
-    ...documentView(ctx.config, issuerRut, document),
+    ...documentView(ctx.config, issuerRut, document, undefined, voidedBy),
     email: emailViewOf(email),
     sii:
       document.environment === 'live'

@@ -48,7 +48,19 @@ export type ListedDocument = Pick<
   | 'createdAt'
 >;
 
-export function documentView(config: Config, issuerRut: string, doc: ListedDocument, email?: EmailView) {
+/** The note that voided a document (its `voided_by`). */
+export interface VoidingNote {
+  type: number;
+  folio: number;
+}
+
+export function documentView(
+  config: Config,
+  issuerRut: string,
+  doc: ListedDocument,
+  email?: EmailView,
+  voidedBy?: VoidingNote | null,
+) {
   return {
     type: doc.type,
     folio: doc.folio,
@@ -61,6 +73,7 @@ export function documentView(config: Config, issuerRut: string, doc: ListedDocum
     ...fileUrls(config, issuerRut, doc),
     created_at: doc.createdAt.toISOString(),
     email: email ?? NO_EMAIL,
+    voided_by: voidedBy ? { type: voidedBy.type, folio: voidedBy.folio } : null,
   };
 }
 

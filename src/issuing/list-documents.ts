@@ -60,19 +60,20 @@ export async function listDocuments(ctx: AppContext, issuer: Issuer, f: ListFilt
   const [rows, total] = await Promise.all([
     // The page's latest e-mail per document (docs/design.md §9 `email`), one index probe per row.
     ctx.db.prisma.$queryRaw<(ListedDocument & EmailColumns)[]>`
-      SELECT type, folio, date, receiver_rut AS "receiverRut", receiver_name AS "receiverName",
-             net, exempt, vat, vat_rate AS "vatRate", total, environment, estado_sii AS "estadoSii",
-             track_id AS "trackId", public_token AS "publicToken", created_at AS "createdAt",
+      SELECT d.type, d.folio, d.date, d.receiver_rut AS "receiverRut", d.receiver_name AS "receiverName",
+             d.net, d.exempt, d.vat, d.vat_rate AS "vatRate", d.total, d.environment, d.estado_sii AS "estadoSii",
+             d.track_id AS "trackId", d.public_token AS "publicToken", d.created_at AS "createdAt",
              em.email_state AS "emailState", em.email_to AS "emailTo", em.email_sent_at AS "emailSentAt",
-             em.email_updated_at AS "emailUpdatedAt"
+             em.email_updated_at AS "emailUpdatedAt", v.type AS "voidedByType", v.folio AS "voidedByFolio"
       FROM documents d
+      LEFT JOIN documents v ON v.id = d.voided_by_id
       LEFT JOIN LATERAL (
         SELECT e.state::text AS email_state, e."to" AS email_to, e.sent_at AS email_sent_at,
                e.updated_at AS email_updated_at
           FROM email_messages e WHERE e.document_id = d.id ORDER BY e.created_at DESC LIMIT 1
       ) em ON TRUE
       WHERE d.id IN (${pageIds(issuer.id, f, search)})
-      ${ORDER}`,
+      ORDER BY d.date DESC, d.created_at DESC, d.id DESC`,
     foldCounts(ctx).then(() =>
       search ? countSearch(ctx, issuer.id, f, search) : countFromCounters(ctx, issuer.id, f),
     ),
@@ -92,6 +93,7 @@ export async function listDocuments(ctx: AppContext, issuer: Issuer, f: ListFilt
             }
           : null,
       ),
+      d.voidedByType === null ? null : { type: d.voidedByType, folio: d.voidedByFolio as number },
     ),
   );
   return { data, total, page: f.page, limit: f.limit };
@@ -111,6 +113,9 @@ interface EmailColumns {
   emailTo: string[] | null;
   emailSentAt: Date | null;
   emailUpdatedAt: Date | null;
+  /** The note that voided the document (documents.voided_by_id), if any. */
+  voidedByType: number | null;
+  voidedByFolio: number | null;
 }
 
 interface Search {

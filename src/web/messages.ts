@@ -39,7 +39,8 @@ const BY_CODE: Record<ErrorCode, string> = {
   CERT_BAD_PASSWORD: 'La contraseña del certificado no es correcta.',
   CERT_NO_PRIVATE_KEY: 'El archivo no trae la clave privada: expórtalo junto con su clave (.p12 o .pfx).',
   CERT_UNREADABLE: 'El archivo no es un certificado .p12 o .pfx legible.',
-  CERT_NO_HOLDER_RUT: 'El certificado no indica el RUT de su titular; el SII lo exige.',
+  CERT_NO_HOLDER_RUT:
+    'El certificado no indica el RUT de su titular; el SII lo exige. El RUT va en la extensión SubjectAltName del certificado (OID 1.3.6.1.4.1.8321.1), que incluyen los certificados de firma electrónica de los proveedores acreditados ante el SII: obtén uno de ellos (el SII los lista en https://www.sii.cl, Servicios online › Certificado digital).',
   CAF_INVALID: 'El archivo no es un CAF (autorización de folios) válido del SII.',
   CAF_KEY_MISMATCH: 'La clave privada del CAF no corresponde a su clave pública: el archivo está dañado.',
   CAF_SIGNATURE_INVALID: 'La firma del CAF no es del SII. Descárgalo de nuevo desde el sitio del SII.',
@@ -206,4 +207,32 @@ export function fieldMessage(detail: Pick<ErrorDetail, 'rule' | 'params'>): stri
 export function errorMessage(err: AppError): string {
   const first = err.details?.[0];
   return first ? fieldMessage(first) : BY_CODE[err.code];
+}
+
+/**
+ * Why a webhook delivery failed, in Spanish. The delivery log keeps Node's words (ECONNREFUSED,
+ * a TLS verification error …) for operators; people read what they mean and what to check.
+ */
+export function deliveryErrorText(error: string | null): string {
+  if (error === null) return '—';
+  const e = error;
+  let m: RegExpExecArray | null = /^HTTP (\d{3})/.exec(e);
+  if (m) return `El endpoint respondió HTTP ${m[1]} (se espera 2xx).`;
+  m = /^no answer within (\d{1,7}) ms/.exec(e);
+  if (m) return `Sin respuesta en ${Number(m[1]) / 1000} s.`;
+  if (/^redirect to .* not followed/.test(e))
+    return 'El endpoint responde con una redirección; Timbre no las sigue: usa la URL final.';
+  if (e.startsWith('blocked:')) return 'La dirección no es pública: Timbre solo envía webhooks a internet.';
+  if (e === 'invalid URL') return 'La URL no es válida.';
+  if (e === 'endpoint disabled') return 'El endpoint está desactivado.';
+  if (e === 'the delivery is already in flight') return 'La entrega ya está en curso: espera unos segundos.';
+  if (/secret/i.test(e)) return 'No se pudo leer el secreto del endpoint (error interno).';
+  if (/CERT|certificate|self[- ]signed|SSL|TLS|unable to (get|verify)/i.test(e))
+    return 'El certificado TLS (https) del servidor no es válido o no es de confianza: revisa su cadena y su vencimiento.';
+  if (/ENOTFOUND|EAI_AGAIN|getaddrinfo/.test(e)) return 'No se encontró el dominio: revisa la URL.';
+  if (/ECONNREFUSED/.test(e)) return 'El servidor rechazó la conexión: revisa que escuche en ese puerto.';
+  if (/ECONNRESET|socket hang up|EPIPE/.test(e)) return 'El servidor cortó la conexión antes de responder.';
+  if (/ETIMEDOUT|timeout/i.test(e)) return 'La conexión tardó demasiado.';
+  if (/EHOSTUNREACH|ENETUNREACH/.test(e)) return 'No se pudo llegar al servidor (red inalcanzable).';
+  return 'No se pudo conectar con el endpoint.';
 }

@@ -674,6 +674,15 @@ export interface operations {
                   to: string[];
                   at: string | null;
                 };
+                /** @description The note (61, or a 56 voiding a 61) that voided this document (`estado_sii: anulado`); null otherwise. */
+                voided_by: ({
+                  /**
+                   * @description Document type: 33, 34, 39, 41, 46, 52, 56 or 61.
+                   * @enum {integer}
+                   */
+                  type: 33 | 34 | 39 | 41 | 46 | 52 | 56 | 61;
+                  folio: number;
+                }) | null;
               })[];
             total: number;
             page: number;
@@ -2511,6 +2520,15 @@ export interface operations {
                     to: string[];
                     at: string | null;
                   };
+                  /** @description The note (61, or a 56 voiding a 61) that voided this document (`estado_sii: anulado`); null otherwise. */
+                  voided_by: ({
+                    /**
+                     * @description Document type: 33, 34, 39, 41, 46, 52, 56 or 61.
+                     * @enum {integer}
+                     */
+                    type: 33 | 34 | 39 | 41 | 46 | 52 | 56 | 61;
+                    folio: number;
+                  }) | null;
                   /** @description The SII's raw answer (live documents) */
                   sii: ({
                     estado: string | null;

@@ -44,6 +44,7 @@ export function emisionesRoute(ctx: AppContext): FastifyPluginAsyncZod {
                   {
                     ...documentEntryExample,
                     email: { status: 'sent', to: ['pagos@losandes.cl'], at: '2026-11-23T13:05:44.010Z' },
+                    voided_by: null,
                   },
                 ],
                 total: 1,

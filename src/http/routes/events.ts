@@ -54,6 +54,7 @@ export function eventsRoute(ctx: AppContext): FastifyPluginAsyncZod {
                     data: {
                       ...documentEntryExample,
                       email: { status: 'pending', to: ['pagos@losandes.cl'], at: null },
+                      voided_by: null,
                       sii: null,
                     },
                   },

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { may } from '../../admin/users.ts';
 import type { AppContext } from '../../context.ts';
 import { fromDbDate } from '../../dte/calendar-date.ts';
-import { DTE_TYPES } from '../../dte/model.ts';
+import { DTE_TYPES, type DteType } from '../../dte/model.ts';
 import { isEmailAddress } from '../../dte/email-address.ts';
 import { AppError, ERROR_CATALOG, type ErrorCode } from '../../errors.ts';
 import type { Environment } from '../../admin/environment.ts';
@@ -28,12 +28,66 @@ import {
   TYPE_NAMES,
   typeName,
 } from '../format.ts';
-import { attr, html } from '../html.ts';
+import { attr, type Html, html } from '../html.ts';
 import { csrfField, describedBy, fieldError, notice, page } from '../layout.ts';
 import { errorMessage } from '../messages.ts';
 import { issuerOf, sendHtml, signedIn } from '../plugin.ts';
 import { emailEnabled, emailsOfDocument, sendDocumentEmail } from '../../issuing/document-email.ts';
 import { eventsOfDocument } from '../../events/record.ts';
+import { notesOfDocument, voidingNote } from '../../issuing/document-notes.ts';
+import { type SetupProgress, setupProgress } from '../../admin/setup-progress.ts';
+
+/** The types a note (56, 61) modifies: tax documents, not guías (references.ts). */
+const NOTE_TARGET_TYPES: readonly number[] = [33, 34, 39, 41, 46, 56, 61];
+
+const MAX_RECIPIENTS_TEXT = 2600;
+
+const CSV_PAGE = 100;
+/** A year of a busy SME; beyond it the list asks for a narrower date range. */
+const MAX_CSV_ROWS = 50_000;
+
+/** One CSV field: quoted when it holds the separator, a quote or a line break. */
+function csvField(value: string | number): string {
+  let text = String(value);
+  // A spreadsheet runs text that starts with = + - @ as a formula (CSV injection): a razón social
+  // such as "=HYPERLINK(…)" is kept as text by a leading apostrophe.
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[;"\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/**
+ * The documents as a libro de ventas: tipo, folio, fecha, RUT, razón social, exento, neto, IVA,
+ * total, estado. Written for Excel as installed in Chile (es-CL), which opens a .csv with a
+ * double click: UTF-8 with a byte-order mark (without it Excel reads Windows-1252 and breaks
+ * ñ and tildes), fields separated by ";" (the list separator of es-CL, where "," is the decimal
+ * comma), CRLF line ends, amounts as plain whole pesos (no thousands dots, so they stay numbers)
+ * and dates dd-mm-aaaa. Notes (56, 61) are listed with positive amounts, as on the SII's libro.
+ */
+function documentsCsv(rows: Awaited<ReturnType<typeof listDocuments>>['data']): string {
+  const header = ['Tipo', 'Folio', 'Fecha', 'RUT', 'Razón social', 'Exento', 'Neto', 'IVA', 'Total', 'Estado'];
+  const lines = rows.map((d) =>
+    [
+      d.type,
+      d.folio,
+      date(d.date),
+      rut(d.receiver.rut),
+      d.receiver.name || (d.receiver.rut === GENERIC_RECEIVER ? 'Consumidor final' : ''),
+      d.totals.exempt,
+      d.totals.net,
+      d.totals.vat,
+      d.totals.total,
+      ESTADO_LABELS[d.estado_sii]?.label ?? d.estado_sii,
+    ]
+      .map(csvField)
+      .join(';'),
+  );
+  return `\uFEFF${[header.join(';'), ...lines].join('\r\n')}\r\n`;
+}
+
+/** The SII's generic receiver of boletas without one (FMTB RUTRecep 66666666-6): the final consumer. */
+const GENERIC_RECEIVER = '66666666-6';
+
+const REF_CODE_LABELS: Record<1 | 2 | 3, string> = { 1: 'anula', 2: 'corrige texto', 3: 'corrige montos' };
 
 interface ListQuery {
   tipo_dte?: string;
@@ -43,6 +97,51 @@ interface ListQuery {
   q?: string;
   page?: string;
   limit?: string;
+}
+
+/**
+ * The setup checklist on the issuer's first page, until every step is done: what makes the
+ * issuer ready to invoice for real, each step linking to the page where it is done.
+ */
+function setupChecklist(base: string, p: SetupProgress): Html | '' {
+  const steps: { done: boolean; href: string; label: string; hint: string }[] = [
+    {
+      done: p.certificate,
+      href: `${base}/certificado`,
+      label: 'Sube el certificado digital',
+      hint: 'el .p12 o .pfx del representante, con el que se firman los documentos',
+    },
+    {
+      done: p.folios,
+      href: `${base}/folios`,
+      label: 'Carga folios de producción',
+      hint: 'sube un CAF del SII o solicítalo desde Timbre',
+    },
+    {
+      done: p.document,
+      href: `${base}/emitir`,
+      label: 'Emite el primer documento',
+      hint: 'en sandbox no se envía al SII',
+    },
+    { done: p.key, href: `${base}/claves`, label: 'Crea una clave API', hint: 'para emitir desde tu sistema' },
+    {
+      done: p.webhook,
+      href: `${base}/webhooks`,
+      label: 'Agrega un webhook',
+      hint: 'para que tu sistema sepa cuándo el SII acepta o rechaza',
+    },
+  ];
+  const done = steps.filter((s) => s.done).length;
+  if (done === steps.length) return '';
+  return html`<section class="checklist" aria-labelledby="h-setup"><h2 id="h-setup">Primeros pasos (${done} de ${steps.length})</h2>
+<ol>${steps.map(
+    (s) =>
+      html`<li class="${s.done ? 'done' : 'todo'}"><span class="check-mark" aria-hidden="true">${s.done ? '✓' : '○'}</span> ${
+        s.done
+          ? html`<s>${s.label}</s> <span class="visually-hidden">(hecho)</span>`
+          : html`<a href="${s.href}">${s.label}</a>`
+      } <span class="muted">— ${s.hint}</span></li>`,
+  )}</ol></section>`;
 }
 
 /** What the list says about a filter the URL gives a bad value (page and limit: silently ignored). */
@@ -79,6 +178,9 @@ function filtersOf(q: ListQuery): { filters: ListFilters; problems: string[] } {
  * with the rule of POST /api/{rut}/emision_email: at most 10, each an e-mail address.
  */
 function recipients(text: string): { to: string[]; problem?: string } {
+  // Ten addresses of at most 254 characters fit; longer text is refused, never cut.
+  if (text.length > MAX_RECIPIENTS_TEXT)
+    return { to: [], problem: `Máximo 10 destinatarios (hasta ${MAX_RECIPIENTS_TEXT} caracteres en total).` };
   const to = [...new Set(text.split(/[\s,;]+/).filter(Boolean))];
   const bad = to.find((a) => !isEmailAddress(a));
   if (bad) return { to, problem: `«${bad.slice(0, 80)}» no es un correo electrónico.` };
@@ -112,11 +214,12 @@ export function documentRoutes(ctx: AppContext): FastifyPluginAsync {
       const issuer = issuerOf(request, (request.params as { rut: string }).rut);
       const q = request.query as ListQuery;
       const { filters, problems } = filtersOf(q);
-      const result = await listDocuments(ctx, issuer, filters);
+      const [result, setup] = await Promise.all([listDocuments(ctx, issuer, filters), setupProgress(ctx, issuer)]);
       const pages = Math.max(1, Math.ceil(result.total / result.limit));
       const base = `/dashboard/${issuer.rut}`;
       const filtered = Boolean(q.tipo_dte || q.estado_sii || q.desde || q.hasta || q.q);
       const body = html`
+${setupChecklist(base, setup)}
 ${problems.map((p) => notice('error', p))}
 <form method="get" class="filters" role="search" aria-label="Filtrar documentos">
   <div class="field"><label for="f-q">Buscar</label>
@@ -134,6 +237,7 @@ ${problems.map((p) => notice('error', p))}
   <div class="field actions"><button type="submit" class="button">Filtrar</button>
   ${filtered ? html`<a href="${base}/documentos">Limpiar</a>` : ''}</div>
 </form>
+${result.total > 0 ? html`<p class="export"><a class="button small" href="${base}/documentos.csv${queryString(q, { page: '', limit: '' })}" download>Exportar CSV (${result.total})</a> <span class="muted">Libro de ventas con los filtros aplicados; se abre en Excel.</span></p>` : ''}
 ${
   result.data.length === 0
     ? filtered
@@ -148,7 +252,7 @@ ${result.data.map(
 <td>${typeBadge(d.type)} <span class="type-name">${typeName(d.type)}</span></td>
 <td><a href="${base}/documentos/${d.type}/${d.folio}?env=${d.env}">Nº ${d.folio}</a><span class="show-sm muted">${date(d.date)}</span></td>
 <td class="hide-sm">${date(d.date)}</td>
-<td><span class="receiver">${d.receiver.name}</span><br><span class="muted">${rut(d.receiver.rut)}</span></td>
+<td><span class="receiver">${d.receiver.name || (d.receiver.rut === GENERIC_RECEIVER ? 'Consumidor final' : '—')}</span><br><span class="muted">${rut(d.receiver.rut)}</span></td>
 <td class="num">${money(d.totals.total)}<span class="show-sm">${estadoBadge(d.estado_sii)}</span></td>
 <td class="hide-sm">${estadoBadge(d.estado_sii)}</td>
 </tr>`,
@@ -161,6 +265,33 @@ ${result.data.map(
 </nav>`
 }`;
       return sendHtml(reply, page({ title: 'Documentos', nav: 'documentos', web, issuer, body }));
+    });
+
+    // The filtered list as a CSV (libro de ventas columns): every matching document, not one page.
+    app.get('/:rut/documentos.csv', async (request, reply) => {
+      const issuer = issuerOf(request, (request.params as { rut: string }).rut);
+      const { filters } = filtersOf(request.query as ListQuery);
+      const first = await listDocuments(ctx, issuer, { ...filters, page: 1, limit: CSV_PAGE });
+      if (first.total > MAX_CSV_ROWS) {
+        const body = notice(
+          'error',
+          `Son ${first.total.toLocaleString('es-CL')} documentos: la exportación admite hasta ${MAX_CSV_ROWS.toLocaleString('es-CL')}. Filtra por fechas (por ejemplo, un mes) y exporta cada parte.`,
+        );
+        return sendHtml(
+          reply,
+          page({ title: 'Documentos', nav: 'documentos', web: signedIn(request), issuer, body }),
+          400,
+        );
+      }
+      const rows = [...first.data];
+      for (let page = 2; rows.length < first.total; page++) {
+        const next = await listDocuments(ctx, issuer, { ...filters, page, limit: CSV_PAGE });
+        if (next.data.length === 0) break;
+        rows.push(...next.data);
+      }
+      const name = `documentos_${issuer.rut}${filters.from ? `_desde_${filters.from}` : ''}${filters.to ? `_hasta_${filters.to}` : ''}.csv`;
+      reply.header('Content-Disposition', `attachment; filename="${name}"`);
+      return reply.type('text/csv; charset=utf-8').send(documentsCsv(rows));
     });
 
     const findDoc = async (request: { params: unknown; query: unknown }) => {
@@ -180,10 +311,24 @@ ${result.data.map(
       const model = content.model;
       const base = `/dashboard/${issuer.rut}/documentos/${d.type}/${d.folio}`;
       const files = `${base}/%s?env=${d.environment}`;
-      const [events, emails] = await Promise.all([
+      const [events, emails, notes, voidedBy] = await Promise.all([
         eventsOfDocument(ctx, issuer, d.id),
         emailsOfDocument(ctx, issuer, d.id),
+        notesOfDocument(ctx, d),
+        voidingNote(ctx, d),
       ]);
+      const docLink = (type: number, folio: number) =>
+        `/dashboard/${issuer.rut}/documentos/${type}/${folio}?env=${d.environment}`;
+      // Void and correct from the document: the issue form opens as the note, filled in. A
+      // credit note (61) modifies the document; a credit note itself is voided by a debit note (56).
+      const noteLink = (code: 1 | 2 | 3) =>
+        `/dashboard/${issuer.rut}/emitir?${new URLSearchParams({ nota: String(code), tipo: String(d.type), folio: String(d.folio), env: d.environment })}`;
+      const modifiable =
+        may(web.user, 'issue') &&
+        NOTE_TARGET_TYPES.includes(d.type) &&
+        d.environment === environmentOf(issuer) &&
+        !['anulado', 'rechazado'].includes(d.estadoSii) &&
+        !notes.some((n) => n.code === 1 && !['anulado', 'rechazado'].includes(n.estadoSii));
       const flash = request.query as { ok?: string; error?: string; to?: string };
       const live = d.environment === 'live';
       const canResend =
@@ -214,12 +359,26 @@ ${flash.error && flash.error in ERROR_CATALOG && !(emailError && canEmail) ? not
     <a class="button" href="${files.replace('%s', 'xml')}">Descargar XML</a>
     ${canResend ? html`<form method="post" action="${base}/reenviar" class="inline">${csrfField(web)}<button type="submit" class="button">Reenviar al SII</button></form>` : ''}
   </p>
+  ${
+    modifiable
+      ? html`<p class="doc-actions note-actions">
+    <a class="button" href="${noteLink(1)}" title="${d.type === 61 ? 'Emite una nota de débito que anula esta nota de crédito' : 'Emite una nota de crédito que anula este documento'}">Anular</a>
+    ${
+      d.type === 61
+        ? ''
+        : html`<a class="button" href="${noteLink(3)}" title="Nota de crédito que corrige montos">Corregir montos</a>
+    <a class="button" href="${noteLink(2)}" title="Nota de crédito que corrige texto (sin montos)">Corregir texto</a>`
+    }
+  </p>`
+      : ''
+  }
 </div>
+${voidedBy ? notice('info', html`Anulado por <a href="${docLink(voidedBy.type, voidedBy.folio)}">${typeName(voidedBy.type)} Nº ${voidedBy.folio}</a>.`) : ''}
 <div class="columns">
 <section aria-labelledby="h-datos"><h2 id="h-datos">Datos</h2>
 <dl class="details">
   <dt>Fecha de emisión</dt><dd>${date(fromDbDate(d.date))}</dd>
-  <dt>Receptor</dt><dd>${d.receiverName}<br>${rut(d.receiverRut)}</dd>
+  <dt>Receptor</dt><dd>${d.receiverName || (d.receiverRut === GENERIC_RECEIVER ? 'Consumidor final' : '—')}<br>${rut(d.receiverRut)}</dd>
   <dt>Ambiente</dt><dd>${live ? 'Producción' : 'Sandbox (no se envía al SII)'}</dd>
   ${live ? html`<dt>Track ID</dt><dd>${d.trackId || '—'}</dd>` : ''}
   ${d.lastSubmitError && d.estadoSii === 'pendiente' ? html`<dt>Último error de envío</dt><dd>${d.lastSubmitError}</dd>` : ''}
@@ -240,10 +399,20 @@ ${flash.error && flash.error in ERROR_CATALOG && !(emailError && canEmail) ? not
 <td class="num">${decimal(Number(l.qty))}</td><td class="num">${l.price === undefined ? '—' : money(Math.round(Number(l.price)))}</td>
 <td class="num">${l.discountAmount ? money(l.discountAmount) : '—'}</td><td class="num">${money(l.amount)}</td></tr>`,
       )}</tbody></table></div>
-${model.refs.length ? html`<h3>Referencias</h3><ul>${model.refs.map((r) => html`<li>${typeName(Number(r.type))} Nº ${r.folio} del ${date(r.date)}${r.reason ? html` — ${r.reason}` : ''}</li>`)}</ul>` : ''}
+${
+  model.refs.length
+    ? html`<h3>Referencias</h3><ul class="refs">${model.refs.map((r) => {
+        const own = (DTE_TYPES as readonly number[]).includes(Number(r.type)) && /^\d{1,10}$/.test(r.folio);
+        const label = `${TYPE_NAMES[Number(r.type) as DteType] ?? `Tipo ${r.type}`} Nº ${r.folio}`;
+        return html`<li>${own ? html`<a href="${docLink(Number(r.type), Number(r.folio))}">${label}</a>` : label} del ${date(r.date)}${r.code ? html` (${REF_CODE_LABELS[r.code]})` : ''}${r.reason ? html` — ${r.reason}` : ''}</li>`;
+      })}</ul>`
+    : ''
+}
+${notes.length ? html`<h3>Notas que lo modifican</h3><ul class="notes">${notes.map((n) => html`<li><a href="${docLink(n.type, n.folio)}">${typeName(n.type)} Nº ${n.folio}</a>${n.code ? html` (${REF_CODE_LABELS[n.code]})` : ''} ${estadoBadge(n.estadoSii)}</li>`)}</ul>` : ''}
 </section>
 <section aria-labelledby="h-pdf"><h2 id="h-pdf">PDF</h2>
-<iframe class="pdf" title="PDF del documento" src="${files.replace('%s', 'pdf')}"></iframe>
+<iframe class="pdf hide-sm" title="PDF del documento" src="${files.replace('%s', 'pdf')}"></iframe>
+<p class="show-sm"><a class="button" href="${files.replace('%s', 'pdf')}" target="_blank" rel="noopener">Abrir el PDF</a></p>
 </section>
 <section aria-labelledby="h-eventos"><h2 id="h-eventos">Eventos y correos</h2>
 ${
@@ -266,7 +435,7 @@ ${
   canEmail
     ? html`<form method="post" action="${base}/correo" class="row-form email-form">${csrfField(web)}
 <div class="field grow"><label for="mail-to">Destinatarios</label>
-<input id="mail-to" name="to" type="text" inputmode="email" autocomplete="off" maxlength="2600" value="${emailError ? (flash.to ?? '') : ''}" placeholder="${receiverEmail || 'contacto@cliente.cl'}"${describedBy('mail-to', emailError)}>
+<input id="mail-to" name="to" type="text" inputmode="email" autocomplete="off" value="${emailError ? (flash.to ?? '') : ''}" placeholder="${receiverEmail || 'contacto@cliente.cl'}"${describedBy('mail-to', emailError)}>
 ${fieldError('mail-to', emailError)}</div>
 <button type="submit" class="button">Reenviar por correo</button>
 </form>
@@ -296,9 +465,11 @@ ${fieldError('mail-to', emailError)}</div>
       const p = request.params as { rut: string; type: string; folio: string };
       const issuer = issuerOf(request, p.rut);
       const back = `/dashboard/${issuer.rut}/documentos/${p.type}/${p.folio}`;
-      const text = request.form.get('to').slice(0, 2600);
+      const text = request.form.get('to');
       const { to, problem } = recipients(text);
-      if (problem) return reply.redirect(`${back}?${new URLSearchParams({ error: 'correo', to: text })}`, 303);
+      // The addresses go back to the form (one character over the limit is enough to say so again).
+      const echo = text.slice(0, MAX_RECIPIENTS_TEXT + 1);
+      if (problem) return reply.redirect(`${back}?${new URLSearchParams({ error: 'correo', to: echo })}`, 303);
       try {
         await sendDocumentEmail(ctx, issuer, {
           type: Number(p.type),
@@ -308,7 +479,7 @@ ${fieldError('mail-to', emailError)}</div>
         return reply.redirect(`${back}?ok=correo`, 303);
       } catch (err) {
         if (!(err instanceof AppError) || err.status >= 500) throw err;
-        return reply.redirect(`${back}?${new URLSearchParams({ error: err.code, to: text })}`, 303);
+        return reply.redirect(`${back}?${new URLSearchParams({ error: err.code, to: echo })}`, 303);
       }
     });
 

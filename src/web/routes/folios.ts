@@ -82,8 +82,12 @@ export function folioRoutes(ctx: AppContext): FastifyPluginAsync {
       const ok = (request.query as { ok?: string }).ok;
       const sandboxCaf =
         issuer.siiAmbiente === 0 ? ' Es un CAF de producción: se usará cuando el emisor esté en producción.' : '';
-      const message =
-        ok === 'caf' ? `CAF cargado.${sandboxCaf}` : ok === 'solicitados' ? 'Folios obtenidos.' : undefined;
+      const q = request.query as { tipo?: string; desde?: string; hasta?: string };
+      const range =
+        /^\d{1,3}$/.test(q.tipo ?? '') && /^\d{1,10}$/.test(q.desde ?? '') && /^\d{1,10}$/.test(q.hasta ?? '')
+          ? `Folios obtenidos para el tipo ${q.tipo}: ${q.desde}–${q.hasta}.`
+          : 'Folios obtenidos.';
+      const message = ok === 'caf' ? `CAF cargado.${sandboxCaf}` : ok === 'solicitados' ? range : undefined;
       return render(ctx, reply, { web: signedIn(request), issuer, ...(message && { ok: message }) });
     });
 
@@ -130,8 +134,9 @@ export function folioRoutes(ctx: AppContext): FastifyPluginAsync {
           400,
         );
       }
+      let caf: Awaited<ReturnType<typeof requestFolios>>;
       try {
-        await requestFolios(ctx, issuer, Number(tipo) as DteType, Number(cantidad));
+        caf = await requestFolios(ctx, issuer, Number(tipo) as DteType, Number(cantidad));
       } catch (err) {
         if (!(err instanceof AppError) || (err.status >= 500 && err.code !== 'SII_UNAVAILABLE')) throw err;
         return render(
@@ -141,7 +146,13 @@ export function folioRoutes(ctx: AppContext): FastifyPluginAsync {
           err.status,
         );
       }
-      return reply.redirect(`/dashboard/${issuer.rut}/folios?ok=solicitados`, 303);
+      const obtained = new URLSearchParams({
+        ok: 'solicitados',
+        tipo: String(caf.type),
+        desde: String(caf.rangeFrom),
+        hasta: String(caf.rangeTo),
+      });
+      return reply.redirect(`/dashboard/${issuer.rut}/folios?${obtained}`, 303);
     });
   };
 }

@@ -13,15 +13,19 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { may, type SignedIn } from '../../admin/users.ts';
 import type { AppContext } from '../../context.ts';
-import { type IssueRequest, issueRequestSchema } from '../../dte/issue-request.ts';
+import { type Environment, environmentOf } from '../../admin/environment.ts';
+import { fromDbDate } from '../../dte/calendar-date.ts';
+import { decimalText, type IssueRequest, issueRequestSchema } from '../../dte/issue-request.ts';
 import { DTE_TYPES } from '../../dte/model.ts';
+import { documentContent } from '../../issuing/document-content.ts';
+import { findIssuedDocument } from '../../issuing/document-status.ts';
 import { AppError, zodError } from '../../errors.ts';
 import type { Issuer } from '../../admin/issuers.ts';
 import { requestFingerprint, runIdempotent } from '../../issuing/idempotency.ts';
 import { documentById, issueDocument } from '../../issuing/issue-document.ts';
 import { type Preview, previewDocument, previewPdf } from '../../issuing/preview-document.ts';
-import { money, TYPE_NAMES } from '../format.ts';
-import { type Form, parseNumber } from '../form.ts';
+import { date as formatDate, money, TYPE_NAMES, typeName } from '../format.ts';
+import { Form, parseNumber } from '../form.ts';
 import { attr, type Html, html } from '../html.ts';
 import { csrfField, describedBy, fieldError, notice, page } from '../layout.ts';
 import { errorMessage, fieldMessage, ruleText } from '../messages.ts';
@@ -202,6 +206,98 @@ interface View {
   rows: number;
   errors: Errors;
   preview?: Preview;
+  /** Above the form: what a prefilled note is about (void or correct a document). */
+  intro?: Html;
+}
+
+interface NoteQuery {
+  /** CodRef of the note: 1 voids, 2 corrects text, 3 corrects amounts. */
+  nota?: string;
+  tipo?: string;
+  folio?: string;
+  env?: string;
+}
+
+/** What each CodRef does, as the note's reason (RazonRef) and the page says it. */
+const NOTE_PURPOSES: Record<1 | 2 | 3, { reason: string; verb: string }> = {
+  1: { reason: 'Anula documento', verb: 'anula' },
+  2: { reason: 'Corrige texto', verb: 'corrige el texto de' },
+  3: { reason: 'Corrige montos', verb: 'corrige los montos de' },
+};
+
+/** A number as the form reads it back (parseNumber): a decimal comma, never a thousands dot. */
+function formNumber(n: unknown): string {
+  if (typeof n !== 'number') return '';
+  return (decimalText(n) ?? String(n)).replace('.', ',');
+}
+
+/**
+ * The note that voids or corrects one of the issuer's documents, as a filled-in issue form:
+ * the receiver, the reference (type, folio, date, CodRef) and, to void or correct amounts,
+ * every line of the document, so voiding is one click on "Emitir" (the totals then repeat the
+ * original's, as references.ts requires). A credit note (61) modifies a document; a debit note
+ * (56) is what voids a credit note. A text correction (CodRef 2) carries one line without
+ * amounts, for the user to say what changes.
+ */
+async function noteForm(
+  ctx: AppContext,
+  issuer: Issuer,
+  q: NoteQuery,
+): Promise<{ form: Form; lines: number; intro: Html }> {
+  const code = Number(q.nota);
+  if ((code !== 1 && code !== 2 && code !== 3) || !/^\d{1,3}$/.test(q.tipo ?? '') || !/^\d{1,10}$/.test(q.folio ?? ''))
+    throw new AppError('DOCUMENT_NOT_FOUND');
+  const env: Environment = q.env === 'sandbox' || q.env === 'live' ? q.env : environmentOf(issuer);
+  const d = await findIssuedDocument(ctx, issuer, Number(q.tipo), Number(q.folio), env);
+  const content = await documentContent(ctx, d);
+  const model = content.model;
+  const request = content.request as unknown as IssueRequest;
+  const noteType = d.type === 61 && code === 1 ? 56 : 61;
+  const fields = new Map<string, string[]>();
+  const set = (name: string, values: string[]) => fields.set(name, values);
+  set('type', [String(noteType)]);
+  const receiver = model.receiver;
+  for (const k of ['rut', 'name', 'activity', 'address', 'comuna', 'city'] as const)
+    set(`receiver_${k}`, [receiver[k] ?? '']);
+  set('receiver_email', [request.receiver?.email ?? '']);
+  if (model.payment) set('payment', [String(model.payment)]);
+  const items = code === 2 ? [] : request.items;
+  set('item_name', items.length ? items.map((i) => i.name) : ['']);
+  set('item_qty', items.length ? items.map((i) => formNumber(i.qty)) : ['1']);
+  set(
+    'item_price',
+    items.map((i) => formNumber(i.price)),
+  );
+  set(
+    'item_unit',
+    items.map((i) => i.unit ?? ''),
+  );
+  set(
+    'item_discount',
+    items.map((i) => formNumber(i.discount_pct)),
+  );
+  set(
+    'item_exempt',
+    items.flatMap((i, row) => (i.exempt ? [String(row)] : [])),
+  );
+  set('ref_type', [String(d.type)]);
+  set('ref_folio', [String(d.folio)]);
+  set('ref_date', [fromDbDate(d.date)]);
+  set('ref_code', [String(code)]);
+  set('ref_reason', [NOTE_PURPOSES[code].reason]);
+  const original = `${typeName(d.type)} Nº ${d.folio}`;
+  const link = `/dashboard/${issuer.rut}/documentos/${d.type}/${d.folio}?env=${d.environment}`;
+  const intro = notice(
+    'info',
+    html`${typeName(noteType)} que ${NOTE_PURPOSES[code].verb} <a href="${link}">${original}</a> del ${formatDate(fromDbDate(d.date))}${
+      code === 2
+        ? '. Describe la corrección en la línea (por ejemplo «Donde dice … debe decir …»), sin precio, y emite.'
+        : code === 1
+          ? `: repite sus líneas y totales (${money(Number(d.total))}). Revisa y emite.`
+          : ': ajusta las líneas a la diferencia que acreditas y emite.'
+    }`,
+  );
+  return { form: new Form(fields), lines: Math.max(1, items.length), intro };
 }
 
 /** `only`: the document types the field applies to (the script hides it for the others). */
@@ -261,6 +357,7 @@ function issueForm(v: View): Html {
   const general =
     errors.get('general') ?? errors.get('type') ?? errors.get('items') ?? errors.get('refs') ?? errors.get('(root)');
   return html`
+${v.intro ?? ''}
 ${general ? notice('error', general) : errors.size ? notice('error', 'Revisa los campos marcados.') : ''}
 <form method="post" action="${base}" class="issue" data-issue-form data-totals-url="${base}/totales" novalidate>
 ${csrfField(web)}
@@ -304,12 +401,12 @@ ${input('due_date', 'due_date', 'Vencimiento del pago', val('due_date'), errors,
 <p class="hint" data-only="61">Basta RUT y razón social: giro, dirección, comuna y ciudad se copian del documento referenciado.</p>
 <div class="grid2">
 ${input('receiver-rut', 'receiver_rut', 'RUT', val('receiver_rut'), errors, html` placeholder="76.354.771-K" autocomplete="off"`)}
-${input('receiver-name', 'receiver_name', 'Razón social', val('receiver_name'), errors, html` maxlength="100"`)}
-${input('receiver-activity', 'receiver_activity', 'Giro', val('receiver_activity'), errors, html` maxlength="40"`, '33 34 39 41 46 52 56')}
+${input('receiver-name', 'receiver_name', 'Razón social (máx. 100)', val('receiver_name'), errors, html``)}
+${input('receiver-activity', 'receiver_activity', 'Giro (máx. 40)', val('receiver_activity'), errors, html``, '33 34 39 41 46 52 56')}
 ${input('receiver-email', 'receiver_email', 'Correo', val('receiver_email'), errors, html` type="email"`)}
-${input('receiver-address', 'receiver_address', 'Dirección', val('receiver_address'), errors, html` maxlength="70"`, '33 34 39 41 46 52 56')}
-${input('receiver-comuna', 'receiver_comuna', 'Comuna', val('receiver_comuna'), errors, html` maxlength="20"`, '33 34 39 41 46 52 56')}
-${input('receiver-city', 'receiver_city', 'Ciudad', val('receiver_city'), errors, html` maxlength="20"`, '33 34 39 41 46 52 56')}
+${input('receiver-address', 'receiver_address', 'Dirección (máx. 70)', val('receiver_address'), errors, html``, '33 34 39 41 46 52 56')}
+${input('receiver-comuna', 'receiver_comuna', 'Comuna (máx. 20)', val('receiver_comuna'), errors, html``, '33 34 39 41 46 52 56')}
+${input('receiver-city', 'receiver_city', 'Ciudad (máx. 20)', val('receiver_city'), errors, html``, '33 34 39 41 46 52 56')}
 </div>
 </fieldset>
 
@@ -325,7 +422,7 @@ ${rows.map((i) => {
 ${cell('name', 'item_name', 'Descripción')}
 ${cell('qty', 'item_qty', 'Cantidad', html` inputmode="decimal"`)}
 ${cell('price', 'item_price', 'Precio unitario', html` inputmode="decimal"`)}
-${cell('unit', 'item_unit', 'Unidad', html` maxlength="4"`)}
+${cell('unit', 'item_unit', 'Unidad', html``)}
 ${cell('discount_pct', 'item_discount', 'Desc. %', html` inputmode="decimal"`)}
 <div class="field check"><input type="checkbox" id="item-${i}-exempt" name="item_exempt" value="${i}"${attr('checked', exemptRows.has(String(i)))}><label for="item-${i}-exempt">Exento</label></div>
 </div>`;
@@ -379,13 +476,13 @@ ${select(
 </div>
 <p class="hint">Transporte (opcional). Si el emisor despacha (2 o 3), la dirección y comuna de destino son obligatorias.</p>
 <div class="grid2">
-${input('transport-plate', 'transport_plate', 'Patente', val('transport_plate'), errors, html` maxlength="8" autocomplete="off"`)}
+${input('transport-plate', 'transport_plate', 'Patente', val('transport_plate'), errors, html` autocomplete="off"`)}
 ${input('transport-carrier_rut', 'transport_carrier_rut', 'RUT del transportista', val('transport_carrier_rut'), errors, html` autocomplete="off"`)}
 ${input('transport-driver-rut', 'transport_driver_rut', 'RUT del chofer', val('transport_driver_rut'), errors, html` autocomplete="off"`)}
-${input('transport-driver-name', 'transport_driver_name', 'Nombre del chofer', val('transport_driver_name'), errors, html` maxlength="30"`)}
-${input('transport-address', 'transport_address', 'Dirección de destino', val('transport_address'), errors, html` maxlength="70"`)}
-${input('transport-comuna', 'transport_comuna', 'Comuna de destino', val('transport_comuna'), errors, html` maxlength="20"`)}
-${input('transport-city', 'transport_city', 'Ciudad de destino', val('transport_city'), errors, html` maxlength="20"`)}
+${input('transport-driver-name', 'transport_driver_name', 'Nombre del chofer', val('transport_driver_name'), errors, html``)}
+${input('transport-address', 'transport_address', 'Dirección de destino', val('transport_address'), errors, html``)}
+${input('transport-comuna', 'transport_comuna', 'Comuna de destino', val('transport_comuna'), errors, html``)}
+${input('transport-city', 'transport_city', 'Ciudad de destino', val('transport_city'), errors, html``)}
 </div>
 </fieldset>
 </div>
@@ -419,6 +516,18 @@ export function issueRoutes(ctx: AppContext): FastifyPluginAsync {
     app.get('/:rut/emitir', async (request, reply) => {
       const web = signedIn(request);
       const issuer = issuerOf(request, (request.params as { rut: string }).rut);
+      const q = request.query as NoteQuery;
+      if (q.nota) {
+        const note = await noteForm(ctx, issuer, q);
+        return render(reply, {
+          web,
+          issuer,
+          form: note.form,
+          rows: Math.min(MAX_FORM_ROWS, Math.max(DEFAULT_ROWS, note.lines)),
+          errors: new Map(),
+          intro: note.intro,
+        });
+      }
       return render(reply, { web, issuer, form: null, rows: DEFAULT_ROWS, errors: new Map() });
     });
 

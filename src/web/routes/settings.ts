@@ -78,12 +78,12 @@ ${hint ? html`<p class="hint">${hint}</p>` : ''}${fieldError(`set-${k}`, errors.
 ${csrfField(web)}
 <fieldset><legend>Emisor ${rut(issuer.rut)}</legend>
 <div class="grid2">
-${field('name', 'Razón social', html` maxlength="100"`)}
-${field('giro', 'Giro', html` maxlength="80"`)}
+${field('name', 'Razón social (máx. 100)', html``)}
+${field('giro', 'Giro (máx. 80)', html``)}
 ${field('acteco', 'Actividades económicas (códigos SII)', html``, 'Hasta 4 códigos de 6 dígitos, separados por coma.')}
-${field('address', 'Dirección', html` maxlength="70"`)}
-${field('comuna', 'Comuna', html` maxlength="20"`)}
-${field('city', 'Ciudad', html` maxlength="20"`)}
+${field('address', 'Dirección (máx. 70)', html``)}
+${field('comuna', 'Comuna (máx. 20)', html``)}
+${field('city', 'Ciudad (máx. 20)', html``)}
 </div></fieldset>
 <fieldset><legend>SII</legend>
 <div class="grid2">
@@ -95,7 +95,7 @@ ${field('city', 'Ciudad', html` maxlength="20"`)}
 ${field('vat_rate', 'Tasa de IVA (%)', html` inputmode="numeric"`)}
 ${field('resolution_date', 'Fecha de resolución SII', html` type="date"`)}
 ${field('resolution_number', 'Número de resolución SII', html` inputmode="numeric"`, 'En certificación el SII usa el número 0.')}
-${field('sii_office', 'Oficina del SII', html` maxlength="40" placeholder="p. ej. SANTIAGO ORIENTE"`, 'La unidad del SII que corresponde al emisor; se imprime «S.I.I. - <unidad>» bajo el recuadro.')}
+${field('sii_office', 'Oficina del SII', html` placeholder="p. ej. SANTIAGO ORIENTE"`, 'La unidad del SII que corresponde al emisor; se imprime «S.I.I. - <unidad>» bajo el recuadro.')}
 </div></fieldset>
 <button type="submit" class="button primary">Guardar</button>
 </form>`;

@@ -24,7 +24,8 @@ import type { Issuer } from '../../admin/issuers.ts';
 import { dateTime, eventLabel } from '../format.ts';
 import { attr, type Html, html } from '../html.ts';
 import { csrfField, describedBy, fieldError, notice, page } from '../layout.ts';
-import { errorMessage } from '../messages.ts';
+import { deliveryErrorText, errorMessage } from '../messages.ts';
+import { holdSecret, takeSecret } from '../../admin/one-time-secrets.ts';
 import { issuerOf, sendHtml, signedIn } from '../plugin.ts';
 
 /** A ping goes only to the endpoint being tested: it is not a subscription. */
@@ -89,10 +90,10 @@ ${errors.get('general') ? notice('error', errors.get('general')) : ''}
 <form method="post" action="${base}" class="stack narrow-form">
 ${csrfField(web)}
 <label for="wh-url">URL</label>
-<input id="wh-url" name="url" type="url" inputmode="url" required maxlength="2000" placeholder="https://example.cl/timbre" value="${draft.url}"${describedBy('wh-url', errors.get('wh-url'))}>
+<input id="wh-url" name="url" type="url" inputmode="url" required placeholder="https://example.cl/timbre" value="${draft.url}"${describedBy('wh-url', errors.get('wh-url'))}>
 ${fieldError('wh-url', errors.get('wh-url'))}
 <label for="wh-description">Descripción (opcional)</label>
-<input id="wh-description" name="description" maxlength="200" placeholder="ERP contabilidad" value="${draft.description}"${describedBy('wh-description', errors.get('wh-description'))}>
+<input id="wh-description" name="description" placeholder="ERP contabilidad" value="${draft.description}"${describedBy('wh-description', errors.get('wh-description'))}>
 ${fieldError('wh-description', errors.get('wh-description'))}
 <details class="event-picker"${attr('open', draft.events.length > 0 || errors.has('wh-events'))}><summary>Eventos: todos, o elige cuáles</summary>
 <fieldset${errors.has('wh-events') ? html` aria-describedby="wh-events-error"` : ''}><legend>Eventos que recibe</legend>
@@ -117,7 +118,7 @@ ${
         seen.add(a.event_id);
         return html`<tr><td class="nowrap">${dateTime(new Date(a.at))}</td><td>${eventName(a.event_type)}</td><td class="wrap"><code>${a.url}</code></td>
 <td class="num">${a.attempt}</td><td class="num">${a.status === null ? '—' : html`<span class="badge ${a.status >= 200 && a.status < 300 ? 'badge-green' : 'badge-red'}">${a.status}</span>`}</td>
-<td class="num">${a.latency_ms} ms</td><td class="wrap">${a.error ?? '—'}</td>
+<td class="num">${a.latency_ms} ms</td><td class="wrap">${a.error === null ? '—' : deliveryErrorText(a.error)}</td>
 ${owner ? html`<td>${first ? html`<form method="post" action="${base}/eventos/${a.event_id}/reenviar" class="inline">${csrfField(web)}<button type="submit" class="button small">Reenviar</button></form>` : ''}</td>` : ''}</tr>`;
       })}</tbody></table></div>
 <p class="hint">Cada entrega sin respuesta 2xx en 10 s se reintenta durante al menos 3 días; después el endpoint se desactiva.</p>`
@@ -152,8 +153,23 @@ export function webhookRoutes(ctx: AppContext): FastifyPluginAsync {
     app.get('/:rut/webhooks', async (request, reply) => {
       const web = signedIn(request);
       const issuer = issuerOf(request, (request.params as { rut: string }).rut);
-      const q = request.query as { ok?: string; n?: string };
+      const q = request.query as {
+        ok?: string;
+        n?: string;
+        prueba?: string;
+        status?: string;
+        ms?: string;
+        error?: string;
+      };
       let top: Html | string = '';
+      if (q.prueba === 'ok' && /^\d{3}$/.test(q.status ?? '') && /^\d{1,6}$/.test(q.ms ?? ''))
+        top = notice('ok', `Prueba entregada: el endpoint respondió HTTP ${q.status} en ${q.ms} ms.`);
+      // The reason is worded by deliveryErrorText: fixed sentences and digits, whatever the URL says.
+      if (q.prueba === 'error')
+        top = notice(
+          'error',
+          `La prueba no se entregó. ${deliveryErrorText(q.error ?? '')} Se reintentará como cualquier evento; revisa que la URL responda 2xx en menos de 10 s.`,
+        );
       if (q.ok && q.ok in OK) top = notice('ok', OK[q.ok] as string);
       if (q.ok === 'reenviado') {
         top =
@@ -184,11 +200,15 @@ export function webhookRoutes(ctx: AppContext): FastifyPluginAsync {
           events: draft.events as EventType[],
           ...(draft.description && { description: draft.description }),
         });
-        const top = html`<div class="new-key notice notice-ok" role="status">
-<p><strong>Endpoint creado: <code>${created.url}</code>.</strong> Guarda su secreto ahora: no se volverá a mostrar. Con él verificas la firma (<code>webhook-signature</code>) de cada entrega.</p>
-<div class="copy"><code id="new-secret">${created.secret}</code><button type="button" class="button small" data-copy="new-secret">Copiar</button></div>
-</div>`;
-        return render(ctx, reply, { web, issuer, top });
+        // Post/redirect/get: the secret waits for one read by the page the redirect opens, so a
+        // reload of that page shows nothing new and creates no second endpoint.
+        const id = await holdSecret(ctx, {
+          sessionId: web.session.id,
+          kind: 'webhook',
+          label: { url: created.url },
+          secret: created.secret,
+        });
+        return reply.redirect(`/dashboard/${issuer.rut}/webhooks/nuevo/${id}`, 303);
       } catch (err) {
         if (!(err instanceof AppError) || err.status >= 500) throw err;
         return render(
@@ -200,17 +220,32 @@ export function webhookRoutes(ctx: AppContext): FastifyPluginAsync {
       }
     });
 
-    app.post('/:rut/webhooks/:id/prueba', async (request, reply) => {
-      const { web, issuer } = owned(request);
-      const { id } = request.params as { id: string };
-      const r = await testEndpoint(ctx, issuer, id);
-      const top = r.delivered
-        ? notice('ok', `Prueba entregada: el endpoint respondió HTTP ${r.status} en ${r.latency_ms} ms.`)
+    app.get('/:rut/webhooks/nuevo/:id', async (request, reply) => {
+      const web = signedIn(request);
+      const { rut, id } = request.params as { rut: string; id: string };
+      const issuer = issuerOf(request, rut);
+      const taken = await takeSecret(ctx, { id, sessionId: web.session.id, kind: 'webhook' });
+      const top = taken
+        ? html`<div class="new-key notice notice-ok" role="status">
+<p><strong>Endpoint creado: <code>${taken.label.url}</code>.</strong> Guarda su secreto ahora: no se volverá a mostrar. Con él verificas la firma (<code>webhook-signature</code>) de cada entrega.</p>
+<div class="copy"><code id="new-secret">${taken.secret}</code><button type="button" class="button small" data-copy="new-secret">Copiar</button></div>
+</div>`
         : notice(
-            'error',
-            `La prueba no se entregó (${r.status === null ? (r.error ?? 'sin respuesta') : `HTTP ${r.status}`}). Se reintentará como cualquier evento; revisa que la URL responda 2xx en menos de 10 s.`,
+            'info',
+            'El secreto de este endpoint ya se mostró y no se vuelve a mostrar. Si no lo guardaste, elimina el endpoint y agrégalo de nuevo.',
           );
       return render(ctx, reply, { web, issuer, top });
+    });
+
+    // The test ping, then a redirect carrying its outcome: a reload of the result sends nothing.
+    app.post('/:rut/webhooks/:id/prueba', async (request, reply) => {
+      const { issuer } = owned(request);
+      const { id } = request.params as { id: string };
+      const r = await testEndpoint(ctx, issuer, id);
+      const outcome: Record<string, string> = r.delivered
+        ? { prueba: 'ok', status: String(r.status), ms: String(r.latency_ms) }
+        : { prueba: 'error', error: r.error ?? '' };
+      return reply.redirect(`/dashboard/${issuer.rut}/webhooks?${new URLSearchParams(outcome)}`, 303);
     });
 
     app.post('/:rut/webhooks/:id/eliminar', async (request, reply) => {
