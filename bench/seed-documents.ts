@@ -15,7 +15,7 @@
  */
 import type pg from 'pg';
 import { computeDv, GENERIC_BOLETA_RUT } from '../src/dte/rut.ts';
-import { searchable } from '../src/issuing/document-view.ts';
+import { searchable } from '../src/events/document-view.ts';
 
 export interface SeedOptions {
   issuerId: string;

@@ -38,7 +38,7 @@ import { ensureEmbeddedPostgres } from '../src/db/embedded.ts';
 import { applyMigrations, MIGRATIONS_DIR } from '../src/db/migrate.ts';
 import { dateOfInstantInSantiago } from '../src/dte/chile-time.ts';
 import { computeDv } from '../src/dte/rut.ts';
-import { searchable } from '../src/issuing/document-view.ts';
+import { searchable } from '../src/events/document-view.ts';
 import { BENCH_ISSUER, BENCH_RECEIVER } from './fixtures.ts';
 
 const INSERTS = Number(process.env.WRITE_PATH_INSERTS ?? 2000);

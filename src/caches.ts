@@ -25,7 +25,6 @@ import type { Caf as ParsedCaf } from './dte/caf.ts';
 import type { SigningCertificate } from './dte/certificate.ts';
 import type { ApiKey, Certificate, Issuer } from './generated/prisma/client.ts';
 import { type CachedFile, FileCache } from './file-cache.ts';
-import { ContentDictionaries } from './issuing/document-content.ts';
 
 /** What a presented API key resolves to, kept by the hash of the key. */
 export interface CachedApiKey {
@@ -46,6 +45,43 @@ export type OperatorChange =
 export interface CafMaterial {
   caf: ParsedCaf;
   privateKey: KeyObject;
+}
+
+/** A deflate dictionary of stored document content (src/issuing/document-content.ts). */
+export interface ContentDictionary {
+  sha256: Buffer;
+  bytes: Buffer;
+}
+
+/** Bounded, least recently used first out. */
+class Lru<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly max: number) {}
+  get(key: string): V | undefined {
+    const v = this.map.get(key);
+    if (v !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, v);
+    }
+    return v;
+  }
+  set(key: string, v: V): void {
+    this.map.delete(key);
+    this.map.set(key, v);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
+  }
+  delete(key: string): void {
+    this.map.delete(key);
+  }
+}
+
+/** Dictionaries kept in memory per process, each way (≤ 32 KB each). */
+const CACHED_DICTIONARIES = 500;
+
+/** The per-process dictionaries: by issuer and CAF for writing, by issuer and hash for reading. */
+export class ContentDictionaries {
+  readonly writing = new Lru<Promise<ContentDictionary>>(CACHED_DICTIONARIES);
+  readonly reading = new Lru<Buffer>(CACHED_DICTIONARIES);
 }
 
 export class KeyCaches {

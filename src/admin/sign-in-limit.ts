@@ -89,3 +89,8 @@ export async function clearAttemptsOf(ctx: AppContext, email: string): Promise<v
     where: { OR: [{ key: `email:${email}` }, { key: { startsWith: `pair:${email} ` } }] },
   });
 }
+
+/** The key the pre-session CSRF tokens of the public forms are signed with (src/web/plugin.ts). */
+export function preSessionCsrfKey(ctx: AppContext): Buffer {
+  return ctx.db.secrets.derive('pre-session-csrf');
+}

@@ -24,6 +24,8 @@ import { AppError, zodError } from '../errors.ts';
 import { isEmailAddress } from '../dte/email-address.ts';
 import { ruleIssue } from '../rules.ts';
 import type { Issuer, Role, Session, User } from '../generated/prisma/client.ts';
+
+export type { User };
 import { ROLES } from './api-keys.ts';
 import { clearAttemptsOf, countAttempt, forgetOldAttempts, giveBackAttempt } from './sign-in-limit.ts';
 import { findIssuerOrThrow } from './issuers.ts';

@@ -14,7 +14,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import type { Event, Issuer } from '../generated/prisma/client.ts';
-import { documentEventRead, documentEventStored, LISTED_COLUMNS } from '../issuing/document-view.ts';
+import { documentEventRead, documentEventStored, LISTED_COLUMNS } from './document-view.ts';
 import type { EventPayload, EventType } from './types.ts';
 
 /** Prisma's transaction client or the client itself: events join whatever the caller runs in. */

@@ -24,6 +24,7 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { deflate, inflate } from 'node:zlib';
+import type { ContentDictionary as Dictionary } from '../caches.ts';
 import type { AppContext } from '../context.ts';
 import type { DteDocument } from '../dte/model.ts';
 import type { Document } from '../generated/prisma/client.ts';
@@ -35,8 +36,6 @@ const MAGIC = Buffer.from([0x00, 0x54, 0x01]);
 const HEADER = MAGIC.length + 32 + 32 + 12;
 /** Deflate looks back 32 KB at most: a longer dictionary would only be stored, never used. */
 const DICTIONARY_MAX = 32 * 1024;
-/** Dictionaries kept in memory per process, each way (≤ 32 KB each). */
-const CACHED_DICTIONARIES = 500;
 
 export interface DocumentContent {
   /** The signed DTE, exactly the bytes that were signed (ISO-8859-1). */
@@ -46,39 +45,6 @@ export interface DocumentContent {
   model: DteDocument;
   /** The request as accepted (validated and normalised). */
   request: Record<string, unknown>;
-}
-
-interface Dictionary {
-  sha256: Buffer;
-  bytes: Buffer;
-}
-
-/** Bounded, least recently used first out. */
-class Lru<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly max: number) {}
-  get(key: string): V | undefined {
-    const v = this.map.get(key);
-    if (v !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, v);
-    }
-    return v;
-  }
-  set(key: string, v: V): void {
-    this.map.delete(key);
-    this.map.set(key, v);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
-  }
-  delete(key: string): void {
-    this.map.delete(key);
-  }
-}
-
-/** The per-process dictionaries: by issuer and CAF for writing, by issuer and hash for reading. */
-export class ContentDictionaries {
-  readonly writing = new Lru<Promise<Dictionary>>(CACHED_DICTIONARIES);
-  readonly reading = new Lru<Buffer>(CACHED_DICTIONARIES);
 }
 
 function sha256(b: Buffer): Buffer {

@@ -21,7 +21,7 @@ import { isAccepted } from './document-state.ts';
 import { documentContent, signedXmlOf } from './document-content.ts';
 import { findIssuedDocument } from './document-status.ts';
 import { documentFile } from './document-files.ts';
-import { type EmailView, emailViewOf } from './email-view.ts';
+import { type EmailView, emailViewOf } from '../events/email-view.ts';
 import { signingCertificate } from './key-material.ts';
 import { caratulaOf } from './submissions.ts';
 import { emailEnabled } from './email-queue.ts';

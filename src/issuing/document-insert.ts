@@ -21,8 +21,8 @@ import type { DteDocument } from '../dte/model.ts';
 import { envelopeKindOf } from '../dte/envelope.ts';
 import type { IssueRequest } from '../dte/issue-request.ts';
 import type { Document, EmailMessage, Environment } from '../generated/prisma/client.ts';
-import { documentEventStored, documentView, searchable } from './document-view.ts';
-import { emailViewOf } from './email-view.ts';
+import { documentEventStored, documentView, searchable } from '../events/document-view.ts';
+import { emailViewOf } from '../events/email-view.ts';
 import type { FolioReservation } from './folios.ts';
 
 export interface DocumentInsert {

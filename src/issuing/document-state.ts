@@ -30,8 +30,8 @@ import { recordEvent } from '../events/record.ts';
 import type { EventType } from '../events/types.ts';
 import { type Document, EstadoSii, type Prisma } from '../generated/prisma/client.ts';
 import { documentContent, type StoredContent } from './document-content.ts';
-import { documentView } from './document-view.ts';
-import { emailViewOf } from './email-view.ts';
+import { documentView } from '../events/document-view.ts';
+import { emailViewOf } from '../events/email-view.ts';
 
 export { EstadoSii };
 /** Every state, in the order of a document's life (the schema's enum). */

@@ -32,7 +32,7 @@ import { checkFolioStock, folioThreshold } from './folio-alerts.ts';
 import { packContent } from './document-content.ts';
 import { documentInsert } from './document-insert.ts';
 import { voidReferencedDocuments } from './document-state.ts';
-import { fileUrls, totalsView } from './document-view.ts';
+import { fileUrls, totalsView } from '../events/document-view.ts';
 import { environmentOf } from '../admin/environment.ts';
 import { checkReferences, type ReferenceCheck, receiverFromTarget, recheckReferences } from './references.ts';
 import { ensureSandboxCaf, type FolioReservation, releaseReservation, reserveFolio } from './folios.ts';

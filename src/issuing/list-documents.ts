@@ -30,8 +30,8 @@ import { addDays, type CalendarDate, compareDates, firstOfMonth, firstOfNextMont
 import type { DteType } from '../dte/model.ts';
 import { type EmailMessage, type Issuer, Prisma } from '../generated/prisma/client.ts';
 import type { EstadoSii } from './document-state.ts';
-import { emailViewOf } from './email-view.ts';
-import { type DocumentView, documentView, type ListedDocument, searchable } from './document-view.ts';
+import { emailViewOf } from '../events/email-view.ts';
+import { type DocumentView, documentView, type ListedDocument, searchable } from '../events/document-view.ts';
 
 export interface ListFilters {
   type?: DteType;

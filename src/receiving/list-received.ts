@@ -14,7 +14,7 @@ import { ReceivedState } from '../generated/prisma/enums.ts';
 
 /** The states a received document can be in, for filters. */
 export const RECEIVED_STATES = Object.values(ReceivedState);
-import { searchable } from '../issuing/document-view.ts';
+import { searchable } from '../events/document-view.ts';
 import { type DecisionView, decisionsOf } from './decisions.ts';
 import { printedReceivedDte } from './printed-dte.ts';
 import { type ReceptionView, receptionView } from './receive.ts';

@@ -18,7 +18,7 @@ import { santiagoTimestamp } from '../dte/chile-time.ts';
 import type { SignatureKey } from '../dte/xmldsig.ts';
 import { AppError } from '../errors.ts';
 import type { Issuer, Prisma, ReceivedDocument, ReceivedEnvelope } from '../generated/prisma/client.ts';
-import { searchable } from '../issuing/document-view.ts';
+import { searchable } from '../events/document-view.ts';
 import { recordEvent } from '../events/record.ts';
 import { signingCertificate } from '../issuing/key-material.ts';
 import {

@@ -17,6 +17,7 @@
  * - errors rendered as Spanish HTML pages, and one 404 page for anything not found or not the
  *   user's (another account's issuer answers exactly like a RUT that does not exist).
  */
+import { preSessionCsrfKey } from '../admin/sign-in-limit.ts';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -102,9 +103,7 @@ function isHttps(ctx: AppContext): boolean {
 }
 
 function preCsrfSignature(ctx: AppContext, nonce: string, expires: string): string {
-  return createHmac('sha256', ctx.db.secrets.derive('pre-session-csrf'))
-    .update(`${nonce}.${expires}`)
-    .digest('base64url');
+  return createHmac('sha256', preSessionCsrfKey(ctx)).update(`${nonce}.${expires}`).digest('base64url');
 }
 
 /**

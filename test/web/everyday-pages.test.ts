@@ -1,5 +1,5 @@
 /**
- * The smaller points of the dashboard for everyday work (issue 24), without a browser: the
+ * The smaller points of the dashboard for everyday work , without a browser: the
  * folio range obtained, the certificate's SubjectAltName explained, "Consumidor final", no
  * silent truncation (no `maxlength`; the server names the limit), webhook failures in Spanish,
  * a link to the PDF on small screens.

@@ -1,5 +1,5 @@
 /**
- * The dashboard for everyday work (issue 24), in Chromium: voiding and correcting a document
+ * The dashboard for everyday work, in Chromium: voiding and correcting a document
  * from its page; secrets shown once on a page reached by a redirect (a reload creates nothing);
  * the account's keys on one page. Each test has its own account and issuer.
  */

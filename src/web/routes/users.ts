@@ -12,13 +12,13 @@ import {
   listUsers,
   may,
   reactivateUser,
+  type User,
   type SignedIn,
   setUserRole,
 } from '../../admin/users.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import type { Issuer } from '../../admin/issuers.ts';
-import type { User } from '../../generated/prisma/client.ts';
 import { dateTime, ROLE_LABELS } from '../format.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, describedBy, fieldError, notice, page } from '../layout.ts';
