@@ -12,6 +12,7 @@ import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
+import { dateOfInstantInSantiago } from '../src/dte/chile-time.ts';
 import { ensureEmbeddedPostgres } from '../src/db/embedded.ts';
 import { BENCH_ISSUER } from './fixtures.ts';
 import { cli, dropBenchDatabase, ensureFolios, load, startServer } from './harness.ts';
@@ -183,7 +184,7 @@ async function main() {
     Number(process.env.BENCH_STORAGE_DOCS ?? 10_000),
     Number(process.env.BENCH_CONCURRENCY ?? 4),
   );
-  console.log(storageSection(report, new Date().toISOString().slice(0, 10)));
+  console.log(storageSection(report, dateOfInstantInSantiago(new Date())));
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();
