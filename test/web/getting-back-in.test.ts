@@ -110,7 +110,7 @@ async function newAccount() {
   return { issuer, email, dash: (path: string) => `${base}/dashboard/${issuer.rut}/${path}` };
 }
 
-describe('getting back in', () => {
+describe('getting back in', { timeout: 180_000 }, () => {
   it('a forgotten password is reset by e-mail; the used link offers a new one; an unknown address gets the same answer', async () => {
     const { email } = await newAccount();
     const page = await newPage();
@@ -248,7 +248,7 @@ describe('getting back in', () => {
   });
 });
 
-describe('sign-in that holds', () => {
+describe('sign-in that holds', { timeout: 180_000 }, () => {
   it('a login-CSRF page on another port of the same host cannot sign the victim into the attacker’s account', async () => {
     const { email } = await newAccount(); // the attacker's own account
     // A valid (cookie, token) pair, fetched from the dashboard by the attacker's server.

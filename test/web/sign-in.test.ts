@@ -41,7 +41,7 @@ function post(form: { csrf: string; cookie: string }, fields: Record<string, str
   });
 }
 
-describe('sign-in under a burst', () => {
+describe('sign-in under a burst', { timeout: 180_000 }, () => {
   it('20 concurrent sign-ins for one e-mail check at most 10 passwords; the right one is refused once locked', async () => {
     const issuer = await createTestIssuer(t.ctx);
     const email = 'rafaga@empresa.cl';
@@ -77,7 +77,7 @@ describe('sign-in under a burst', () => {
   });
 });
 
-describe('login CSRF', () => {
+describe('login CSRF', { timeout: 180_000 }, () => {
   it('refuses a sign-in POST from another origin of the same host, even with a valid token and cookie', async () => {
     const issuer = await createTestIssuer(t.ctx);
     await createUser(t.ctx, { rut: issuer.rut, email: 'atacante@empresa.cl', role: 'owner', password: PASSWORD });
@@ -132,7 +132,7 @@ describe('login CSRF', () => {
   });
 });
 
-describe('error pages', () => {
+describe('error pages', { timeout: 180_000 }, () => {
   it('answers GET /dashboard/salir with a Spanish 405 page, and an unknown page with a Spanish 404 page', async () => {
     const salir = await t.app.inject({ method: 'GET', url: '/dashboard/salir', headers: { accept: 'text/html' } });
     expect(salir.statusCode).toBe(405);
@@ -153,7 +153,7 @@ describe('error pages', () => {
   });
 });
 
-describe('invitation without e-mail', () => {
+describe('invitation without e-mail', { timeout: 180_000 }, () => {
   it('shows the owner the invitation link once when the server has no SMTP_URL; the link sets the password', async () => {
     const issuer = await createTestIssuer(t.ctx);
     const { headers, csrf } = await dashboardSession(t, issuer);
