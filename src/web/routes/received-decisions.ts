@@ -96,7 +96,7 @@ export function decisionSection(
 ${flashNotice(flash)}
 ${
   doc.decisions.length
-    ? html`<div class="table-wrap"><table class="list"><caption class="sr-only">Decisiones</caption>
+    ? html`<div class="table-wrap"><table class="list"><caption class="visually-hidden">Decisiones</caption>
 <thead><tr><th scope="col">Nº</th><th scope="col">Decisión</th><th scope="col">Estado</th><th scope="col">Fecha</th><th scope="col">Respuesta al proveedor</th></tr></thead>
 <tbody>${doc.decisions.map(
         (d) => html`<tr><td>${d.number}</td>
