@@ -26,6 +26,10 @@ export const EVENT_TYPES = [
   // Received documents (README "Received documents"): a supplier's DTE passed the receiver's checks; a received envelope or DTE was refused.
   'received.document',
   'received.refused',
+  // The 8-day clock of a received factura (docs/claims-registry.md §3): its deadline is near;
+  // it passed without a decision (accepted by law).
+  'received.deadline_near',
+  'received.tacitly_accepted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -2428,7 +2428,7 @@ export interface operations {
   listEvents: {
     parameters: {
       query?: {
-        type?: "document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "folios.low" | "folios.exhausted" | "caf.expiring" | "certificate.expiring" | "certificate.expired" | "email.sent" | "email.failed" | "ping" | "webhook.disabled" | "received.document" | "received.refused";
+        type?: "document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "folios.low" | "folios.exhausted" | "caf.expiring" | "certificate.expiring" | "certificate.expired" | "email.sent" | "email.failed" | "ping" | "webhook.disabled" | "received.document" | "received.refused" | "received.deadline_near" | "received.tacitly_accepted";
         page?: number;
         limit?: number;
       };
@@ -2595,7 +2595,7 @@ export interface operations {
                   failing_since: string;
                   last_error: string | null;
                 };
-              }) | {
+              }) | ({
                 id: string;
                 /** @enum {string} */
                 type: "received.document";
@@ -2618,8 +2618,21 @@ export interface operations {
                   envelope: number;
                   xml_url: string;
                   created_at: string;
+                  /** @description The 8-day clock to accept or claim at the SII (33, 34, 43; null for other types) */
+                  plazo: ({
+                    /** @description The SII's reception (sandbox: Timbre's), ISO 8601 */
+                    sii_received_at: string | null;
+                    /** @description Reception + 8 × 24 h: claims close then */
+                    deadline: string | null;
+                    /** @description Whole days left (0 in the last day) */
+                    days_left: number | null;
+                    /** @description Past the deadline: accepted unless claimed */
+                    expired: boolean;
+                    /** @description Why the reception is not known yet (live) */
+                    pending_reason: string | null;
+                  }) | null;
                 };
-              } | ({
+              }) | ({
                 id: string;
                 /** @enum {string} */
                 type: "received.refused";
@@ -2638,6 +2651,43 @@ export interface operations {
                   emisor_rut?: string | null;
                   /** @description EstadoRecepDTE of the refused DTE */
                   estado_recep_dte?: number;
+                };
+              }) | ({
+                id: string;
+                /** @enum {string} */
+                type: "received.deadline_near" | "received.tacitly_accepted";
+                created_at: string;
+                data: {
+                  emisor: {
+                    rut: string;
+                    name: string;
+                  };
+                  type: number;
+                  folio: number;
+                  date: string;
+                  totals: {
+                    net: number;
+                    exempt: number;
+                    vat: number;
+                    total: number;
+                  };
+                  estado: string;
+                  envelope: number;
+                  xml_url: string;
+                  created_at: string;
+                  /** @description The 8-day clock to accept or claim at the SII (33, 34, 43; null for other types) */
+                  plazo: ({
+                    /** @description The SII's reception (sandbox: Timbre's), ISO 8601 */
+                    sii_received_at: string | null;
+                    /** @description Reception + 8 × 24 h: claims close then */
+                    deadline: string | null;
+                    /** @description Whole days left (0 in the last day) */
+                    days_left: number | null;
+                    /** @description Past the deadline: accepted unless claimed */
+                    expired: boolean;
+                    /** @description Why the reception is not known yet (live) */
+                    pending_reason: string | null;
+                  }) | null;
                 };
               }))[];
             total: number;
@@ -3323,7 +3373,7 @@ export interface operations {
          */
         "application/json": {
           url: string;
-          events?: ("document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "folios.low" | "folios.exhausted" | "caf.expiring" | "certificate.expiring" | "certificate.expired" | "email.sent" | "email.failed" | "ping" | "webhook.disabled" | "received.document" | "received.refused")[];
+          events?: ("document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "folios.low" | "folios.exhausted" | "caf.expiring" | "certificate.expiring" | "certificate.expired" | "email.sent" | "email.failed" | "ping" | "webhook.disabled" | "received.document" | "received.refused" | "received.deadline_near" | "received.tacitly_accepted")[];
           description?: string;
         };
       };
@@ -4198,6 +4248,8 @@ export interface operations {
         tipo_dte?: number;
         /** @description recibido (passed the checks); acceptance and claims come later. */
         estado?: "recibido";
+        /** @description Only 33/34/43 still open to a claim whose 8 days end by this day (Santiago), soonest deadline first. */
+        vence_antes?: string;
         /** @description Issue date (FchEmis) from (inclusive). */
         desde?: string;
         /** @description Issue date (FchEmis) up to (inclusive). */
@@ -4230,7 +4282,7 @@ export interface operations {
           "application/json": {
             /** @enum {boolean} */
             ok: true;
-            data: {
+            data: ({
                 emisor: {
                   rut: string;
                   name: string;
@@ -4256,7 +4308,20 @@ export interface operations {
                  */
                 xml_url: string;
                 created_at: string;
-              }[];
+                /** @description The 8-day clock to accept or claim at the SII (33, 34, 43; null for other types) */
+                plazo: ({
+                  /** @description The SII's reception (sandbox: Timbre's), ISO 8601 */
+                  sii_received_at: string | null;
+                  /** @description Reception + 8 × 24 h: claims close then */
+                  deadline: string | null;
+                  /** @description Whole days left (0 in the last day) */
+                  days_left: number | null;
+                  /** @description Past the deadline: accepted unless claimed */
+                  expired: boolean;
+                  /** @description Why the reception is not known yet (live) */
+                  pending_reason: string | null;
+                }) | null;
+              })[];
             total: number;
             page: number;
             limit: number;
@@ -4471,7 +4536,7 @@ export interface operations {
                     detail: string;
                   }[];
               })[];
-            received: {
+            received: ({
                 emisor: {
                   rut: string;
                   name: string;
@@ -4497,7 +4562,20 @@ export interface operations {
                  */
                 xml_url: string;
                 created_at: string;
-              }[];
+                /** @description The 8-day clock to accept or claim at the SII (33, 34, 43; null for other types) */
+                plazo: ({
+                  /** @description The SII's reception (sandbox: Timbre's), ISO 8601 */
+                  sii_received_at: string | null;
+                  /** @description Reception + 8 × 24 h: claims close then */
+                  deadline: string | null;
+                  /** @description Whole days left (0 in the last day) */
+                  days_left: number | null;
+                  /** @description Past the deadline: accepted unless claimed */
+                  expired: boolean;
+                  /** @description Why the reception is not known yet (live) */
+                  pending_reason: string | null;
+                }) | null;
+              })[];
             /** @description The signed RespuestaDTE (RecepcionEnvio). */
             respuesta_url: string | null;
             /** @description Why no answer was made (a lone DTE, no certificate). */
@@ -4714,6 +4792,19 @@ export interface operations {
                */
               xml_url: string;
               created_at: string;
+              /** @description The 8-day clock to accept or claim at the SII (33, 34, 43; null for other types) */
+              plazo: ({
+                /** @description The SII's reception (sandbox: Timbre's), ISO 8601 */
+                sii_received_at: string | null;
+                /** @description Reception + 8 × 24 h: claims close then */
+                deadline: string | null;
+                /** @description Whole days left (0 in the last day) */
+                days_left: number | null;
+                /** @description Past the deadline: accepted unless claimed */
+                expired: boolean;
+                /** @description Why the reception is not known yet (live) */
+                pending_reason: string | null;
+              }) | null;
               receiver: {
                 rut: string;
                 name: string;
