@@ -17,7 +17,11 @@
  * - Webhook deliveries and e-mails: every WEBHOOK_POLL_MS, and a moment after a local change
  *   (`nudge`, so the writer's transaction has committed when the worker looks).
  * - Every JOBS_SWEEP_SECONDS the list's counter deltas are folded; every EVENTS_SCAN_SECONDS
- *   the time-based events are looked for (src/issuing/time-events.ts).
+ *   the time-based events are looked for (src/issuing/time-events.ts, and the 8-day clock's in
+ *   src/receiving/deadline-events.ts).
+ * - The claims registry (docs/claims-registry.md §3): every JOBS_POLL_SECONDS, received
+ *   facturas whose SII reception is due to be asked (src/receiving/reception-clock.ts), each
+ *   row under its own lease.
  *
  * An instance with JOBS_ENABLED=false runs none of it: what it stores is due in the database,
  * where the instances that run jobs find it.
@@ -30,6 +34,8 @@ import { dueSubmissions, runSubmission } from './issuing/submissions.ts';
 import { scanTimeEvents } from './issuing/time-events.ts';
 import { decisionEmail } from './receiving/decision-email.ts';
 import { dueDecisions, registerDecision } from './receiving/decisions.ts';
+import { scanDeadlineEvents } from './receiving/deadline-events.ts';
+import { checkReceptions } from './receiving/reception-clock.ts';
 
 /** Delay after a nudge, so the writer's transaction has committed when the worker looks. */
 const NUDGE_DELAY_MS = 25;
@@ -192,6 +198,17 @@ export function startJobs(ctx: AppContext, opts: { work: boolean }): JobQueue {
 
   const scan = () => {
     scanTimeEvents(ctx).catch((err: unknown) => ctx.log.error({ err }, 'time-based event scan failed'));
+    scanDeadlineEvents(ctx).catch((err: unknown) => ctx.log.error({ err }, '8-day clock event scan failed'));
+  };
+  // The claims registry: one pass at a time per process (each row is also under its lease).
+  let registryPass: Promise<unknown> | null = null;
+  const registry = () => {
+    if (registryPass || stopped) return;
+    registryPass = checkReceptions(ctx)
+      .catch((err: unknown) => ctx.log.error({ err }, 'claims registry worker failed'))
+      .finally(() => {
+        registryPass = null;
+      });
   };
   const fold = () => {
     // The list's counter deltas, so they stay few even when nobody lists (list-documents.ts).
@@ -206,6 +223,8 @@ export function startJobs(ctx: AppContext, opts: { work: boolean }): JobQueue {
   scan();
   every(ctx.config.EVENTS_SCAN_SECONDS * 1000, scan);
   every(ctx.config.JOBS_SWEEP_SECONDS * 1000, fold);
+  registry();
+  every(ctx.config.JOBS_POLL_SECONDS * 1000, registry);
 
   return {
     nudge() {
@@ -224,7 +243,7 @@ export function startJobs(ctx: AppContext, opts: { work: boolean }): JobQueue {
           waited = setTimeout(resolve, STOP_WAIT_MS);
         }),
       ]);
-      await Promise.all([stepsDone, ...attempts, emailing, registering]);
+      await Promise.all([stepsDone, ...attempts, emailing, registering, registryPass]);
       clearTimeout(waited);
     },
   };

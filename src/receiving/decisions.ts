@@ -61,14 +61,15 @@ const ANSWERABLE: readonly number[] = [33, 34];
 /**
  * The window to claim: 8 × 24 h from the SII's reception (docs/receiving.md §5: Ley 19.983 art. 3
  * counts 8 calendar days; whether the SII closes at 192 hours or at the end of the 8th day is not
- * published, and its registry compares date-times). Until the SII's reception time is known,
- * Timbre's own reception is the start: it is never earlier than the SII's, so the SII has the
- * last word (code 8) on a document received by Timbre late.
+ * published, and its registry compares date-times): the document's `deadline`, which the
+ * reception clock (reception-clock.ts) sets from consultarFechaRecepcionSii. Until the SII's
+ * reception time is known, Timbre's own reception is the start: it is never earlier than the
+ * SII's, so the SII has the last word (code 8) on a document received by Timbre late.
  */
 const WINDOW_MS = 8 * 24 * 3_600_000;
 
-function decisionDeadline(doc: Pick<ReceivedDocument, 'createdAt'>): Date {
-  return new Date(doc.createdAt.getTime() + WINDOW_MS);
+function decisionDeadline(doc: Pick<ReceivedDocument, 'createdAt' | 'deadline'>): Date {
+  return doc.deadline ?? new Date(doc.createdAt.getTime() + WINDOW_MS);
 }
 
 /** How long a worker owns a decision it is registering (longer than a few SII calls). */

@@ -2435,7 +2435,7 @@ export interface operations {
   listEvents: {
     parameters: {
       query?: {
-        type?: "document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "folios.low" | "folios.exhausted" | "caf.expiring" | "certificate.expiring" | "certificate.expired" | "email.sent" | "email.failed" | "ping" | "webhook.disabled" | "received.document" | "received.refused";
+        type?: "document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "folios.low" | "folios.exhausted" | "caf.expiring" | "certificate.expiring" | "certificate.expired" | "email.sent" | "email.failed" | "ping" | "webhook.disabled" | "received.document" | "received.refused" | "received.deadline_near" | "received.tacitly_accepted";
         page?: number;
         limit?: number;
       };
@@ -2602,7 +2602,7 @@ export interface operations {
                   failing_since: string;
                   last_error: string | null;
                 };
-              }) | {
+              }) | ({
                 id: string;
                 /** @enum {string} */
                 type: "received.document";
@@ -2625,8 +2625,21 @@ export interface operations {
                   envelope: number;
                   xml_url: string;
                   created_at: string;
+                  /** @description The 8-day clock to accept or claim at the SII (33, 34, 43; null for other types) */
+                  plazo: ({
+                    /** @description The SII's reception (sandbox: Timbre's), ISO 8601 */
+                    sii_received_at: string | null;
+                    /** @description Reception + 8 × 24 h: claims close then */
+                    deadline: string | null;
+                    /** @description Whole days left (0 in the last day) */
+                    days_left: number | null;
+                    /** @description Past the deadline: accepted unless claimed */
+                    expired: boolean;
+                    /** @description Why the reception is not known yet (live) */
+                    pending_reason: string | null;
+                  }) | null;
                 };
-              } | ({
+              }) | ({
                 id: string;
                 /** @enum {string} */
                 type: "received.refused";
@@ -2645,6 +2658,43 @@ export interface operations {
                   emisor_rut?: string | null;
                   /** @description EstadoRecepDTE of the refused DTE */
                   estado_recep_dte?: number;
+                };
+              }) | ({
+                id: string;
+                /** @enum {string} */
+                type: "received.deadline_near" | "received.tacitly_accepted";
+                created_at: string;
+                data: {
+                  emisor: {
+                    rut: string;
+                    name: string;
+                  };
+                  type: number;
+                  folio: number;
+                  date: string;
+                  totals: {
+                    net: number;
+                    exempt: number;
+                    vat: number;
+                    total: number;
+                  };
+                  estado: string;
+                  envelope: number;
+                  xml_url: string;
+                  created_at: string;
+                  /** @description The 8-day clock to accept or claim at the SII (33, 34, 43; null for other types) */
+                  plazo: ({
+                    /** @description The SII's reception (sandbox: Timbre's), ISO 8601 */
+                    sii_received_at: string | null;
+                    /** @description Reception + 8 × 24 h: claims close then */
+                    deadline: string | null;
+                    /** @description Whole days left (0 in the last day) */
+                    days_left: number | null;
+                    /** @description Past the deadline: accepted unless claimed */
+                    expired: boolean;
+                    /** @description Why the reception is not known yet (live) */
+                    pending_reason: string | null;
+                  }) | null;
                 };
               }))[];
             total: number;
@@ -3330,7 +3380,7 @@ export interface operations {
          */
         "application/json": {
           url: string;
-          events?: ("document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "folios.low" | "folios.exhausted" | "caf.expiring" | "certificate.expiring" | "certificate.expired" | "email.sent" | "email.failed" | "ping" | "webhook.disabled" | "received.document" | "received.refused")[];
+          events?: ("document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "folios.low" | "folios.exhausted" | "caf.expiring" | "certificate.expiring" | "certificate.expired" | "email.sent" | "email.failed" | "ping" | "webhook.disabled" | "received.document" | "received.refused" | "received.deadline_near" | "received.tacitly_accepted")[];
           description?: string;
         };
       };
@@ -4205,6 +4255,8 @@ export interface operations {
         tipo_dte?: number;
         /** @description recibido (passed the checks); acceptance and claims come later. */
         estado?: "recibido";
+        /** @description Only 33/34/43 still open to a claim whose 8 days end by this day (Santiago), soonest deadline first. */
+        vence_antes?: string;
         /** @description Issue date (FchEmis) from (inclusive). */
         desde?: string;
         /** @description Issue date (FchEmis) up to (inclusive). */
@@ -4237,7 +4289,7 @@ export interface operations {
           "application/json": {
             /** @enum {boolean} */
             ok: true;
-            data: {
+            data: ({
                 emisor: {
                   rut: string;
                   name: string;
@@ -4263,7 +4315,20 @@ export interface operations {
                  */
                 xml_url: string;
                 created_at: string;
-              }[];
+                /** @description The 8-day clock to accept or claim at the SII (33, 34, 43; null for other types) */
+                plazo: ({
+                  /** @description The SII's reception (sandbox: Timbre's), ISO 8601 */
+                  sii_received_at: string | null;
+                  /** @description Reception + 8 × 24 h: claims close then */
+                  deadline: string | null;
+                  /** @description Whole days left (0 in the last day) */
+                  days_left: number | null;
+                  /** @description Past the deadline: accepted unless claimed */
+                  expired: boolean;
+                  /** @description Why the reception is not known yet (live) */
+                  pending_reason: string | null;
+                }) | null;
+              })[];
             total: number;
             page: number;
             limit: number;
@@ -4478,7 +4543,7 @@ export interface operations {
                     detail: string;
                   }[];
               })[];
-            received: {
+            received: ({
                 emisor: {
                   rut: string;
                   name: string;
@@ -4504,7 +4569,20 @@ export interface operations {
                  */
                 xml_url: string;
                 created_at: string;
-              }[];
+                /** @description The 8-day clock to accept or claim at the SII (33, 34, 43; null for other types) */
+                plazo: ({
+                  /** @description The SII's reception (sandbox: Timbre's), ISO 8601 */
+                  sii_received_at: string | null;
+                  /** @description Reception + 8 × 24 h: claims close then */
+                  deadline: string | null;
+                  /** @description Whole days left (0 in the last day) */
+                  days_left: number | null;
+                  /** @description Past the deadline: accepted unless claimed */
+                  expired: boolean;
+                  /** @description Why the reception is not known yet (live) */
+                  pending_reason: string | null;
+                }) | null;
+              })[];
             /** @description The signed RespuestaDTE (RecepcionEnvio). */
             respuesta_url: string | null;
             /** @description Why no answer was made (a lone DTE, no certificate). */
@@ -4721,6 +4799,19 @@ export interface operations {
                */
               xml_url: string;
               created_at: string;
+              /** @description The 8-day clock to accept or claim at the SII (33, 34, 43; null for other types) */
+              plazo: ({
+                /** @description The SII's reception (sandbox: Timbre's), ISO 8601 */
+                sii_received_at: string | null;
+                /** @description Reception + 8 × 24 h: claims close then */
+                deadline: string | null;
+                /** @description Whole days left (0 in the last day) */
+                days_left: number | null;
+                /** @description Past the deadline: accepted unless claimed */
+                expired: boolean;
+                /** @description Why the reception is not known yet (live) */
+                pending_reason: string | null;
+              }) | null;
               receiver: {
                 rut: string;
                 name: string;
