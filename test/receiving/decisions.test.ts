@@ -7,6 +7,7 @@
  * outage that leaves a decision pending until the SII answers again (registered once).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { scanDeadlineEvents } from '../../src/receiving/deadline-events.ts';
 import type { SiiSimulator } from '../../src/sii-simulator/index.ts';
 import { buildTestApp, createTestTenant, type KeyClient, type TestApp } from '../helpers/app.ts';
 import { startMailCatcher, type MailCatcher } from '../helpers/events.ts';
@@ -205,6 +206,17 @@ describe('in sandbox (decided locally)', () => {
       expect(res.json().error).toContain('33');
       expect((await accept(api, rut, 999_999)).statusCode).toBe(404);
     });
+  });
+
+  it('a decided document is not announced as tacitly accepted when its 8 days pass; an undecided one is', async () => {
+    const { issuer, rut, api, folios } = await received(2);
+    expect((await claim(api, rut, folios[0]!, 'falta_total')).statusCode).toBe(200);
+    clock.advance(8 * 24 * 3_600_000 + 1000);
+    await scanDeadlineEvents(t.ctx);
+    const tacit = await t.db.prisma.event.findMany({
+      where: { issuerId: issuer.id, type: 'received.tacitly_accepted' },
+    });
+    expect(tacit.map((e) => (e.data as { folio: number }).folio)).toEqual([folios[1]]);
   });
 
   it('the bulk form answers each item in order, one refusal never stopping another', async () => {
