@@ -242,7 +242,7 @@ describe('in sandbox (decided locally)', () => {
     expect(results.map((r: { ok: boolean }) => r.ok)).toEqual([true, true, false, false]);
     expect(results[0].decision.actions).toEqual(['ACD', 'ERM']);
     expect(results[1].decision.actions).toEqual(['RCD']);
-    expect(results[2]).toMatchObject({ code: 'DECISION_NOT_ALLOWED', document: { folio: folios[2] } });
+    expect(results[2]).toMatchObject({ code: 'DECISION_NOT_ALLOWED', sii_code: 11, document: { folio: folios[2] } });
     expect(results[2].error).toContain('code 11');
     expect(results[3]).toMatchObject({ code: 'RECEIVED_TYPE_NOT_DECIDABLE' });
   });
