@@ -6313,6 +6313,8 @@ export interface operations {
                   type: number;
                   folio: number;
                 };
+                /** @description A refusal of the SII's matrix: the code the SII would answer (6, 7, 8, 11, 12, 13). */
+                sii_code?: number;
               })[];
           };
         };
