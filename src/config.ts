@@ -181,6 +181,15 @@ export const configSchema = z.object({
     .int()
     .min(1000)
     .default(15 * 60_000),
+  /** received.deadline_near fires this many hours before a received factura's 8 days end. */
+  RECEIVED_DEADLINE_NEAR_HOURS: z.coerce.number().min(1).max(191).default(48),
+  /** How often the SII's claims registry is asked what a customer did with an issued factura, ms. */
+  REGISTRY_POLL_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(86_400_000)
+    .default(4 * 3_600_000),
   /** How often the time-based events (delays, expiring CAFs and certificates) are looked for, seconds. */
   EVENTS_SCAN_SECONDS: z.coerce.number().min(1).max(86_400).default(60),
 });

@@ -21,6 +21,11 @@
  * - Intercambio mailboxes (src/receiving/mailbox-reader.ts): each is a row due every
  *   MAILBOX_POLL_SECONDS, read under its lease by one instance; due ones are looked for every
  *   JOBS_POLL_SECONDS (or MAILBOX_POLL_SECONDS when shorter).
+ *   the time-based events are looked for (src/issuing/time-events.ts, and the 8-day clock's in
+ *   src/receiving/deadline-events.ts).
+ * - The claims registry (docs/claims-registry.md §3): every JOBS_POLL_SECONDS, received
+ *   facturas whose SII reception is due to be asked (src/receiving/reception-clock.ts), each
+ *   row under its own lease.
  *
  * An instance with JOBS_ENABLED=false runs none of it: what it stores is due in the database,
  * where the instances that run jobs find it.
@@ -34,6 +39,8 @@ import { scanTimeEvents } from './issuing/time-events.ts';
 import { answerEmail } from './receiving/answer-email.ts';
 import { decisionEmail } from './receiving/decision-email.ts';
 import { dueDecisions, registerDecision } from './receiving/decisions.ts';
+import { scanDeadlineEvents } from './receiving/deadline-events.ts';
+import { checkReceptions } from './receiving/reception-clock.ts';
 import { readDueMailboxes } from './receiving/mailbox-reader.ts';
 
 /** The outbox rows that are not an issued document's, read by the part that owns them. */
@@ -200,6 +207,17 @@ export function startJobs(ctx: AppContext, opts: { work: boolean }): JobQueue {
 
   const scan = () => {
     scanTimeEvents(ctx).catch((err: unknown) => ctx.log.error({ err }, 'time-based event scan failed'));
+    scanDeadlineEvents(ctx).catch((err: unknown) => ctx.log.error({ err }, '8-day clock event scan failed'));
+  };
+  // The claims registry: one pass at a time per process (each row is also under its lease).
+  let registryPass: Promise<unknown> | null = null;
+  const registry = () => {
+    if (registryPass || stopped) return;
+    registryPass = checkReceptions(ctx)
+      .catch((err: unknown) => ctx.log.error({ err }, 'claims registry worker failed'))
+      .finally(() => {
+        registryPass = null;
+      });
   };
   const fold = () => {
     // The list's counter deltas, so they stay few even when nobody lists (list-documents.ts).
@@ -228,6 +246,8 @@ export function startJobs(ctx: AppContext, opts: { work: boolean }): JobQueue {
   every(ctx.config.JOBS_SWEEP_SECONDS * 1000, fold);
   lookForMailboxes();
   every(Math.min(ctx.config.JOBS_POLL_SECONDS, ctx.config.MAILBOX_POLL_SECONDS) * 1000, lookForMailboxes);
+  registry();
+  every(ctx.config.JOBS_POLL_SECONDS * 1000, registry);
 
   return {
     nudge() {
@@ -246,7 +266,7 @@ export function startJobs(ctx: AppContext, opts: { work: boolean }): JobQueue {
           waited = setTimeout(resolve, STOP_WAIT_MS);
         }),
       ]);
-      await Promise.all([stepsDone, ...attempts, emailing, reading, registering]);
+      await Promise.all([stepsDone, ...attempts, emailing, reading, registering, registryPass]);
       clearTimeout(waited);
     },
   };

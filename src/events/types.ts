@@ -31,6 +31,10 @@ export const EVENT_TYPES = [
   'received.accepted',
   'received.claimed',
   'received.decision_refused',
+  // The 8-day clock of a received factura (docs/claims-registry.md §3): its deadline is near;
+  // it passed without a decision (accepted by law).
+  'received.deadline_near',
+  'received.tacitly_accepted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -89,5 +89,10 @@ export const bulkResultSchema = z.union([
     code: z.string().meta({ description: 'The error code the single-document endpoint would answer.' }),
     error: z.string().meta({ description: "Why, with the SII's code and a Spanish explanation." }),
     document: z.object({ emisor: z.string(), type: z.number().int(), folio: z.number().int() }),
+    sii_code: z
+      .number()
+      .int()
+      .optional()
+      .meta({ description: "A refusal of the SII's matrix: the code the SII would answer (6, 7, 8, 11, 12, 13)." }),
   }),
 ]);

@@ -79,6 +79,16 @@ export const receivedDocumentEventData = z.object({
   envelope: z.number().int(),
   xml_url: z.string(),
   created_at: z.string(),
+  plazo: z
+    .object({
+      sii_received_at: z.string().nullable().describe("The SII's reception (sandbox: Timbre's), ISO 8601"),
+      deadline: z.string().nullable().describe('Reception + 8 × 24 h: claims close then'),
+      days_left: z.number().int().nullable().describe('Whole days left (0 in the last day)'),
+      expired: z.boolean().describe('Past the deadline: accepted unless claimed'),
+      pending_reason: z.string().nullable().describe('Why the reception is not known yet (live)'),
+    })
+    .nullable()
+    .describe('The 8-day clock to accept or claim at the SII (33, 34, 43; null for other types)'),
 });
 
 /** received.refused: a refused envelope, or one refused DTE of an accepted envelope. */
@@ -148,6 +158,7 @@ export const eventSchema = z.union([
   envelope(['received.document'], receivedDocumentEventData),
   envelope(['received.refused'], receivedRefusedData),
   envelope(['received.accepted', 'received.claimed', 'received.decision_refused'], decisionEventData),
+  envelope(['received.deadline_near', 'received.tacitly_accepted'], receivedDocumentEventData),
 ]);
 
 export const eventTypeSchema = z.enum(EVENT_TYPES, { message: `must be one of ${EVENT_TYPES.join(', ')}` });

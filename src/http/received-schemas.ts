@@ -133,4 +133,11 @@ export const receivedDocumentExample = {
   envelope: 12,
   xml_url: 'https://timbre.example.cl/api/76086428-5/recibidos/76354771-K/33/170/xml',
   created_at: '2026-11-23T13:05:42.120Z',
+  plazo: {
+    sii_received_at: '2026-11-20T13:16:05.000Z',
+    deadline: '2026-11-28T13:16:05.000Z',
+    days_left: 4,
+    expired: false,
+    pending_reason: null,
+  },
 };

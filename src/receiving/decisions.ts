@@ -37,6 +37,7 @@ import { emailEnabled } from '../issuing/email-queue.ts';
 import { signingCertificate } from '../issuing/key-material.ts';
 import { backoff } from '../issuing/submissions.ts';
 import { buildEnvioRecibos } from './recibos.ts';
+import { type ReceivedDocumentView, receivedDocumentView } from './views.ts';
 import { buildResultado, ESTADO_DTE, type EstadoDte } from './respuesta.ts';
 
 /** The registry's accionDoc (docs/receiving.md §4). */
@@ -61,14 +62,15 @@ const ANSWERABLE: readonly number[] = [33, 34];
 /**
  * The window to claim: 8 × 24 h from the SII's reception (docs/receiving.md §5: Ley 19.983 art. 3
  * counts 8 calendar days; whether the SII closes at 192 hours or at the end of the 8th day is not
- * published, and its registry compares date-times). Until the SII's reception time is known,
- * Timbre's own reception is the start: it is never earlier than the SII's, so the SII has the
- * last word (code 8) on a document received by Timbre late.
+ * published, and its registry compares date-times): the document's `deadline`, which the
+ * reception clock (reception-clock.ts) sets from consultarFechaRecepcionSii. Until the SII's
+ * reception time is known, Timbre's own reception is the start: it is never earlier than the
+ * SII's, so the SII has the last word (code 8) on a document received by Timbre late.
  */
 const WINDOW_MS = 8 * 24 * 3_600_000;
 
-function decisionDeadline(doc: Pick<ReceivedDocument, 'createdAt'>): Date {
-  return new Date(doc.createdAt.getTime() + WINDOW_MS);
+function decisionDeadline(doc: Pick<ReceivedDocument, 'createdAt' | 'deadline'>): Date {
+  return doc.deadline ?? new Date(doc.createdAt.getTime() + WINDOW_MS);
 }
 
 /** How long a worker owns a decision it is registering (longer than a few SII calls). */
@@ -491,7 +493,7 @@ async function refused(
 /** The result of one decision of a request: the decision, or why it was refused. */
 export type DecisionOutcome =
   | { ok: true; decision: DecisionView }
-  | { ok: false; code: string; error: string; document: DocumentKey };
+  | { ok: false; code: string; error: string; document: DocumentKey; sii_code?: number };
 
 /**
  * Decides on one received document: stored (sandbox: holds at once), then one attempt at the
@@ -525,7 +527,13 @@ export async function decideMany(
       out.push({ ok: true, decision: await decide(ctx, issuer, item.key, item.req) });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      out.push({ ok: false, code: err.code, error: err.message, document: item.key });
+      out.push({
+        ok: false,
+        code: err.code,
+        error: err.message,
+        document: item.key,
+        ...(err instanceof DecisionRefused && { sii_code: err.siiCode }),
+      });
     }
   }
   return out;
@@ -559,4 +567,31 @@ export async function decisionXml(
     bytes: Buffer.from(xml),
     filename: `${which === 'resultado' ? 'ResultadoDTE' : 'EnvioRecibos'}_${issuer.rut}_${number}.xml`,
   };
+}
+
+/**
+ * The received documents still open to a decision (33, 34, 43 within their 8 days, with nothing
+ * recorded), soonest deadline first: the dashboard's page for deciding many at once.
+ */
+export async function undecided(ctx: AppContext, issuer: Issuer, limit = 100): Promise<ReceivedDocumentView[]> {
+  const now = ctx.clock();
+  const ids = await ctx.db.prisma.$queryRaw<{ id: string }[]>`
+    SELECT r.id::text FROM received_documents r
+     WHERE r.issuer_id = ${issuer.id}::uuid AND r.type IN (33, 34, 43)
+       AND COALESCE(r.deadline, r.created_at + interval '8 days') > ${now}
+       AND NOT EXISTS (SELECT 1 FROM received_decisions d WHERE d.received_document_id = r.id
+                        AND (d.state <> 'refused' OR cardinality(d.registered) > 0))
+     ORDER BY COALESCE(r.deadline, r.created_at + interval '8 days'), r.id
+     LIMIT ${limit}::int`;
+  const rows = await ctx.db.prisma.receivedDocument.findMany({
+    where: { id: { in: ids.map((r) => r.id) } },
+    omit: { xml: true, model: true, checks: true },
+    include: { envelope: { select: { number: true } } },
+  });
+  const order = new Map(ids.map((r, i) => [r.id, i]));
+  return rows
+    .sort((a, b) => order.get(a.id)! - order.get(b.id)!)
+    .map((r) =>
+      receivedDocumentView(ctx, issuer, { ...r, xml: new Uint8Array(), model: null, checks: [] }, r.envelope),
+    );
 }

@@ -3,10 +3,12 @@
  * issuer that passed the receiver's checks, newest document date first (then newest received;
  * id makes the order total), with the same page envelope as `emisiones`. `q` matches the
  * supplier's RUT or name (case and accents ignored, as `emisiones` matches receivers) or an
- * exact folio. Received volumes are a fraction of issued ones; a plain count answers `total`.
+ * exact folio; `vence_antes` keeps the documents whose 8 days to claim end by that day, soonest
+ * first (docs/claims-registry.md §3). Received volumes are a fraction of issued ones; a plain count answers `total`.
  */
-import { calendarDate, toDbDate } from '../dte/calendar-date.ts';
 import type { PdfFormat } from '../dte/pdf/index.ts';
+import { addDays, calendarDate, toDbDate } from '../dte/calendar-date.ts';
+import { instantOfSantiagoTimestamp } from '../dte/chile-time.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import type { Issuer, Prisma } from '../generated/prisma/client.ts';
@@ -33,6 +35,11 @@ export interface ReceivedFilters {
   from?: string;
   to?: string;
   q?: string;
+  /**
+   * YYYY-MM-DD: only documents still open to a claim whose 8 days end before the end of that
+   * day in Santiago, soonest deadline first.
+   */
+  dueBefore?: string;
   page: number;
   limit: number;
 }
@@ -54,6 +61,10 @@ export async function listReceived(
       },
     }),
   };
+  if (f.dueBefore !== undefined) {
+    const endOfDay = instantOfSantiagoTimestamp(`${addDays(calendarDate(f.dueBefore), 1)}T00:00:00`);
+    where.deadline = { gt: ctx.clock(), ...(endOfDay && { lt: endOfDay }) };
+  }
   const text = f.q?.trim();
   const needle = text ? searchable(text) : '';
   if (text && needle) {
@@ -62,7 +73,10 @@ export async function listReceived(
   const [rows, total] = await Promise.all([
     ctx.db.prisma.receivedDocument.findMany({
       where,
-      orderBy: [{ date: 'desc' }, { createdAt: 'desc' }, { id: 'desc' }],
+      orderBy:
+        f.dueBefore !== undefined
+          ? [{ deadline: 'asc' }, { id: 'asc' }]
+          : [{ date: 'desc' }, { createdAt: 'desc' }, { id: 'desc' }],
       skip: (f.page - 1) * f.limit,
       take: f.limit,
       // Never the XML or the model: a page shows only the entry.

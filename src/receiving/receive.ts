@@ -30,6 +30,7 @@ import {
 } from './checks.ts';
 import { ESTADO_RECEP_DTE, ESTADO_RECEP_ENV } from './codes.ts';
 import { answerAddress, answersByEmail, queueAnswerEmail } from './answer-email.ts';
+import { initialClock } from './reception-clock.ts';
 import { buildRespuesta } from './respuesta.ts';
 import { type ReceivedDocumentView, receivedDocumentView, respuestaUrl } from './views.ts';
 
@@ -243,6 +244,7 @@ async function storeDocument(
       checks: d.checks as unknown as Prisma.InputJsonValue,
       searchText: searchable(`${dte.issuerRut} ${dte.issuerName}`),
       createdAt: now,
+      ...initialClock(issuer, dte.type, now),
     },
   });
 }

@@ -3,6 +3,7 @@ import { fromDbDate } from '../dte/calendar-date.ts';
 import type { AppContext } from '../context.ts';
 import type { Issuer, ReceivedDocument, ReceivedEnvelope } from '../generated/prisma/client.ts';
 import type { CheckResult } from './checks.ts';
+import { type Plazo, plazoOf } from './reception-clock.ts';
 import type { ReceivedLine, ReceivedReference } from './read-dte.ts';
 
 export interface ReceivedDocumentView {
@@ -15,6 +16,8 @@ export interface ReceivedDocumentView {
   envelope: number;
   xml_url: string;
   created_at: string;
+  /** The 8-day clock (33, 34, 43; null for other types). */
+  plazo: Plazo | null;
 }
 
 export interface ReceivedDocumentDetail extends ReceivedDocumentView {
@@ -55,6 +58,7 @@ export function receivedDocumentView(
     envelope: Number(envelope.number),
     xml_url: `${receivedDocumentUrl(ctx, issuer, d)}/xml`,
     created_at: d.createdAt.toISOString(),
+    plazo: plazoOf(d, ctx.clock()),
   };
 }
 

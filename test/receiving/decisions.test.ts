@@ -7,6 +7,7 @@
  * outage that leaves a decision pending until the SII answers again (registered once).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { scanDeadlineEvents } from '../../src/receiving/deadline-events.ts';
 import type { SiiSimulator } from '../../src/sii-simulator/index.ts';
 import { buildTestApp, createTestTenant, type KeyClient, type TestApp } from '../helpers/app.ts';
 import { startMailCatcher, type MailCatcher } from '../helpers/events.ts';
@@ -207,6 +208,17 @@ describe('in sandbox (decided locally)', () => {
     });
   });
 
+  it('a decided document is not announced as tacitly accepted when its 8 days pass; an undecided one is', async () => {
+    const { issuer, rut, api, folios } = await received(2);
+    expect((await claim(api, rut, folios[0]!, 'falta_total')).statusCode).toBe(200);
+    clock.advance(8 * 24 * 3_600_000 + 1000);
+    await scanDeadlineEvents(t.ctx);
+    const tacit = await t.db.prisma.event.findMany({
+      where: { issuerId: issuer.id, type: 'received.tacitly_accepted' },
+    });
+    expect(tacit.map((e) => (e.data as { folio: number }).folio)).toEqual([folios[1]]);
+  });
+
   it('the bulk form answers each item in order, one refusal never stopping another', async () => {
     const { rut, api, folios } = await received(3);
     await accept(api, rut, folios[2]!);
@@ -230,7 +242,7 @@ describe('in sandbox (decided locally)', () => {
     expect(results.map((r: { ok: boolean }) => r.ok)).toEqual([true, true, false, false]);
     expect(results[0].decision.actions).toEqual(['ACD', 'ERM']);
     expect(results[1].decision.actions).toEqual(['RCD']);
-    expect(results[2]).toMatchObject({ code: 'DECISION_NOT_ALLOWED', document: { folio: folios[2] } });
+    expect(results[2]).toMatchObject({ code: 'DECISION_NOT_ALLOWED', sii_code: 11, document: { folio: folios[2] } });
     expect(results[2].error).toContain('code 11');
     expect(results[3]).toMatchObject({ code: 'RECEIVED_TYPE_NOT_DECIDABLE' });
   });

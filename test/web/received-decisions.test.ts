@@ -128,3 +128,63 @@ describe('the received document page', () => {
     expect(res.headers.location).toContain('error=RECEIVED_TYPE_NOT_DECIDABLE');
   });
 });
+
+describe('deciding many at once', () => {
+  it('lists the open documents with their days left, accepts the chosen ones, and reports each result', async () => {
+    const tenant = await createTestTenant(t);
+    await tenant.api.inject({
+      method: 'POST',
+      url: `/api/${tenant.rut}/recibidos`,
+      headers: { 'content-type': 'application/xml' },
+      payload: supplier.envelope(tenant.rut, [
+        supplier.dte(tenant.rut, 401),
+        supplier.dte(tenant.rut, 402),
+        supplier.dte(tenant.rut, 403),
+      ]),
+    });
+    await tenant.api.post(`/api/${tenant.rut}/recibidos/${SUPPLIER.rut}/33/403/aceptar`, {});
+    const session = await dashboardSession(t, tenant.issuer);
+    const list = await t.app.inject({
+      method: 'GET',
+      url: `/dashboard/${tenant.rut}/recibidos`,
+      headers: { cookie: session.cookie },
+    });
+    expect(list.body).toContain(`/dashboard/${tenant.rut}/recibidos/decidir`);
+    const open = await t.app.inject({
+      method: 'GET',
+      url: `/dashboard/${tenant.rut}/recibidos/decidir`,
+      headers: { cookie: session.cookie },
+    });
+    expect(open.statusCode).toBe(200);
+    expect(open.body).toContain(`${SUPPLIER.rut}|33|401`);
+    expect(open.body).toContain(`${SUPPLIER.rut}|33|402`);
+    expect(open.body).not.toContain(`${SUPPLIER.rut}|33|403`);
+    expect(open.body).toMatch(/\d días?|vence hoy/);
+
+    const form = new URLSearchParams({
+      _csrf: session.csrf,
+      decision: 'reclamar',
+      motivo: 'falta_total',
+      glosa: 'No llegó',
+    });
+    for (const f of [401, 403]) form.append('doc', `${SUPPLIER.rut}|33|${f}`);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/dashboard/${tenant.rut}/recibidos/decidir`,
+      headers: session.headers,
+      payload: form.toString(),
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('Decidida en sandbox');
+    expect(res.body).toContain(
+      'No se puede reclamar un documento cuyo contenido ya fue aceptado (ACD). (código 11 del SII)',
+    );
+    const after = await t.app.inject({
+      method: 'GET',
+      url: `/dashboard/${tenant.rut}/recibidos/decidir`,
+      headers: { cookie: session.cookie },
+    });
+    expect(after.body).not.toContain(`${SUPPLIER.rut}|33|401`);
+    expect(after.body).toContain(`${SUPPLIER.rut}|33|402`);
+  });
+});

@@ -28,6 +28,10 @@ const querystring = z
         .enum(['recibido'], { message: 'estado must be recibido' })
         .optional()
         .meta({ description: 'recibido (passed the checks); acceptance and claims come later.' }),
+      vence_antes: queryDate(
+        'vence_antes',
+        'Only 33/34/43 still open to a claim whose 8 days end by this day (Santiago), soonest deadline first.',
+      ).optional(),
       desde: queryDate('desde', 'Issue date (FchEmis) from (inclusive).').optional(),
       hasta: queryDate('hasta', 'Issue date (FchEmis) up to (inclusive).').optional(),
       q: z
@@ -84,6 +88,7 @@ export function recibidosRoute(ctx: AppContext): FastifyPluginAsyncZod {
           ...(q.desde !== undefined && { from: q.desde }),
           ...(q.hasta !== undefined && { to: q.hasta }),
           ...(q.q !== undefined && { q: q.q }),
+          ...(q.vence_antes !== undefined && { dueBefore: q.vence_antes }),
           page: q.page ?? 1,
           limit: q.limit ?? 30,
         });

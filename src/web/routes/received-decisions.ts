@@ -4,7 +4,8 @@
  * an optional Recinto for the receipt of goods, and Reclamar with motivo and glosa) and the
  * POSTs behind them, which call the same use case as the API (src/receiving/decisions.ts).
  * Owners and editors decide; viewers see the decisions. The matrix's refusals are shown with the
- * SII's code and its Spanish reason.
+ * SII's code and its Spanish reason. `/recibidos/decidir` lists the documents still open to a
+ * decision, soonest deadline first with the days left, to accept or claim many at once.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { may } from '../../admin/users.ts';
@@ -17,15 +18,18 @@ import {
   DecisionRefused,
   type DecisionView,
   decide,
+  decideMany,
   decisionXml,
   refusalReason,
+  undecided,
 } from '../../receiving/decisions.ts';
-import { dateTime } from '../format.ts';
+import { typeBadge } from '../components.ts';
+import { date, dateTime, money, rut } from '../format.ts';
 import { type Html, html } from '../html.ts';
-import { csrfField, notice } from '../layout.ts';
+import { csrfField, notice, page } from '../layout.ts';
 import type { SignedIn } from '../../admin/users.ts';
 import { errorMessage } from '../messages.ts';
-import { issuerOf, signedIn } from '../plugin.ts';
+import { issuerOf, sendHtml, signedIn } from '../plugin.ts';
 
 const ACTION_LABELS: Record<string, string> = {
   ACD: 'Acepta el contenido (ACD)',
@@ -96,7 +100,7 @@ export function decisionSection(
 ${flashNotice(flash)}
 ${
   doc.decisions.length
-    ? html`<div class="table-wrap"><table class="list"><caption class="sr-only">Decisiones</caption>
+    ? html`<div class="table-wrap"><table class="list"><caption class="visually-hidden">Decisiones</caption>
 <thead><tr><th scope="col">Nº</th><th scope="col">Decisión</th><th scope="col">Estado</th><th scope="col">Fecha</th><th scope="col">Respuesta al proveedor</th></tr></thead>
 <tbody>${doc.decisions.map(
         (d) => html`<tr><td>${d.number}</td>
@@ -140,8 +144,115 @@ function keyOf(request: FastifyRequest) {
   return { emisor: normalizeRut(p.emisor) ?? p.emisor, type: Number(p.type), folio: Number(p.folio) };
 }
 
+/** Days left, in words. */
+function daysLeft(plazo: { days_left: number | null } | null): string {
+  if (!plazo || plazo.days_left === null) return 'por confirmar con el SII';
+  return plazo.days_left === 0 ? 'vence hoy' : `${plazo.days_left} día${plazo.days_left === 1 ? '' : 's'}`;
+}
+
+/** The link from the list of received documents to the page that decides many at once. */
+export function bulkDecisionLink(base: string): Html {
+  return html`<p><a href="${base}/recibidos/decidir">Aceptar o reclamar varios (por vencer primero)</a></p>`;
+}
+
 export function receivedDecisionRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (app) => {
+    app.get('/:rut/recibidos/decidir', async (request, reply) => {
+      const web = signedIn(request);
+      const issuer = issuerOf(request, (request.params as { rut: string }).rut);
+      const base = `/dashboard/${issuer.rut}`;
+      const open = await undecided(ctx, issuer);
+      const canDecide = may(web.user, 'issue');
+      const body = html`
+<p class="hint">Facturas recibidas sin aceptar ni reclamar, las que vencen primero arriba. Pasados 8 días desde su recepción en el SII quedan aceptadas por ley (Ley 19.983).</p>
+${
+  open.length === 0
+    ? html`<p class="empty">No hay documentos pendientes de aceptar o reclamar.</p>`
+    : html`<form method="post" action="${base}/recibidos/decidir">
+${csrfField(web)}
+<div class="table-wrap"><table class="list"><caption class="visually-hidden">Documentos por decidir</caption>
+<thead><tr><th scope="col">Elegir</th><th scope="col">Tipo</th><th scope="col">Folio</th><th scope="col">Emisor</th><th scope="col" class="num">Total</th><th scope="col">Plazo</th></tr></thead>
+<tbody>${open.map((d, i) => {
+        const value = `${d.emisor.rut}|${d.type}|${d.folio}`;
+        return html`<tr><td><input type="checkbox" id="doc-${i}" name="doc" value="${value}"${canDecide ? '' : ' disabled'}><label class="visually-hidden" for="doc-${i}">Elegir ${d.type} Nº ${d.folio}</label></td>
+<td>${typeBadge(d.type)}</td>
+<td><a href="${base}/recibidos/${d.emisor.rut}/${d.type}/${d.folio}">Nº ${d.folio}</a><br><span class="muted">${date(d.date)}</span></td>
+<td>${d.emisor.name}<br><span class="muted">${rut(d.emisor.rut)}</span></td>
+<td class="num">${money(d.totals.total)}</td>
+<td>${daysLeft(d.plazo)}</td></tr>`;
+      })}</tbody></table></div>
+${
+  canDecide
+    ? html`<div class="columns">
+<fieldset><legend>Aceptar los elegidos</legend>
+<label for="b-recinto">Recinto donde se recibieron (opcional: otorga el recibo de mercaderías)</label>
+<input id="b-recinto" name="recinto" type="text" maxlength="80">
+<button type="submit" name="decision" value="aceptar" class="button primary">Aceptar</button></fieldset>
+<fieldset><legend>Reclamar los elegidos</legend>
+<label for="b-motivo">Motivo</label>
+<select id="b-motivo" name="motivo">${MOTIVOS.map(([v, label]) => html`<option value="${v}">${label}</option>`)}</select>
+<label for="b-glosa">Glosa</label>
+<input id="b-glosa" name="glosa" type="text" maxlength="200">
+<button type="submit" name="decision" value="reclamar" class="button danger">Reclamar</button></fieldset>
+</div>`
+    : ''
+}
+</form>`
+}`;
+      return sendHtml(reply, page({ title: 'Aceptar o reclamar', nav: 'recibidos', web, issuer, body }));
+    });
+
+    app.post('/:rut/recibidos/decidir', async (request, reply) => {
+      const web = signedIn(request);
+      const issuer = issuerOf(request, (request.params as { rut: string }).rut);
+      if (!may(web.user, 'issue')) throw new AppError('FORBIDDEN_ROLE');
+      const base = `/dashboard/${issuer.rut}`;
+      const docs = request.form
+        .getAll('doc')
+        .slice(0, 100)
+        .map((v) => v.split('|'))
+        .filter((p) => p.length === 3 && /^\d{1,3}$/.test(p[1]!) && /^\d{1,10}$/.test(p[2]!))
+        .map(([emisor, type, folio]) => ({
+          emisor: normalizeRut(emisor!) ?? emisor!,
+          type: Number(type),
+          folio: Number(folio),
+        }));
+      const decision = request.form.get('decision');
+      const recinto = (request.form.get('recinto') ?? '').trim().slice(0, 80);
+      const motivo = request.form.get('motivo') ?? '';
+      const glosa = (request.form.get('glosa') ?? '').trim();
+      const problem =
+        docs.length === 0
+          ? 'Elige al menos un documento.'
+          : decision === 'reclamar' && (!glosa || glosa.length > 200 || !MOTIVOS.some(([v]) => v === motivo))
+            ? 'Para reclamar, indica el motivo y una glosa (hasta 200 caracteres).'
+            : decision !== 'aceptar' && decision !== 'reclamar'
+              ? 'Elige Aceptar o Reclamar.'
+              : null;
+      if (problem) {
+        const body = html`${notice('error', problem)}<p><a href="${base}/recibidos/decidir">Volver</a></p>`;
+        return sendHtml(reply, page({ title: 'Aceptar o reclamar', nav: 'recibidos', web, issuer, body }), 400);
+      }
+      const req: DecisionRequest =
+        decision === 'aceptar'
+          ? { kind: 'accept', ...(recinto && { recibo: { recinto } }) }
+          : { kind: 'claim', motivo: motivo as 'contenido', glosa };
+      const results = await decideMany(
+        ctx,
+        issuer,
+        docs.map((key) => ({ key, req })),
+      );
+      const body = html`<div class="table-wrap"><table class="list"><caption class="visually-hidden">Resultado</caption>
+<thead><tr><th scope="col">Documento</th><th scope="col">Resultado</th></tr></thead>
+<tbody>${results.map((r, i) => {
+        const k = docs[i]!;
+        return html`<tr><td><a href="${base}/recibidos/${k.emisor}/${k.type}/${k.folio}">${k.type} Nº ${k.folio}</a> · ${rut(k.emisor)}</td>
+<td>${r.ok ? stateText(r.decision) : html`<span class="badge badge-red">No registrada</span> ${r.sii_code ? `${refusalReason(r.sii_code)} (código ${r.sii_code} del SII)` : errorMessage(new AppError(r.code as ErrorCode))}`}</td></tr>`;
+      })}</tbody></table></div>
+<p><a href="${base}/recibidos/decidir">Volver a los documentos por decidir</a></p>`;
+      return sendHtml(reply, page({ title: 'Resultado', nav: 'recibidos', web, issuer, body }));
+    });
+
     const post = (which: 'aceptar' | 'reclamar') =>
       app.post(`/:rut/recibidos/:emisor/:type/:folio/${which}`, async (request, reply) => {
         const web = signedIn(request);

@@ -27,7 +27,7 @@ import {
   receivedXml,
 } from '../../receiving/list-received.ts';
 import { receiveEnvelope } from '../../receiving/receive.ts';
-import { decisionSection } from './received-decisions.ts';
+import { bulkDecisionLink, decisionSection } from './received-decisions.ts';
 import { typeBadge } from '../components.ts';
 import { date, dateTime, money, rut, TYPE_NAMES } from '../format.ts';
 import { attr, type Html, html } from '../html.ts';
@@ -212,6 +212,7 @@ ${result.data.map(
   ${result.page < pages ? html`<a href="${queryString(q, { page: String(result.page + 1) })}" rel="next">Siguiente →</a>` : ''}
 </nav>`
 }
+${bulkDecisionLink(base)}
 ${canUpload ? uploadForm(base, csrfField(web)) : ''}`;
       return sendHtml(reply, page({ title: 'Recibidos', nav: 'recibidos', web, issuer, body }));
     });
