@@ -19,7 +19,8 @@
  *   src/receiving/deadline-events.ts).
  * - The claims registry (docs/claims-registry.md §3): every JOBS_POLL_SECONDS, received
  *   facturas whose SII reception is due to be asked (src/receiving/reception-clock.ts), each
- *   row under its own lease.
+ *   row under its own lease; and issued facturas whose customer's actions are due to be listed
+ *   (src/issuing/receiver-actions.ts).
  *
  * An instance with JOBS_ENABLED=false runs none of it: what it stores is due in the database,
  * where the instances that run jobs find it.
@@ -29,6 +30,7 @@ import { attemptDelivery, claimDeliveries } from './events/deliveries.ts';
 import { emailEnabled, sendDueEmails } from './issuing/document-email.ts';
 import { foldCounts } from './issuing/list-documents.ts';
 import { dueSubmissions, runSubmission } from './issuing/submissions.ts';
+import { checkReceiverActions } from './issuing/receiver-actions.ts';
 import { scanTimeEvents } from './issuing/time-events.ts';
 import { scanDeadlineEvents } from './receiving/deadline-events.ts';
 import { checkReceptions } from './receiving/reception-clock.ts';
@@ -178,7 +180,7 @@ export function startJobs(ctx: AppContext, opts: { work: boolean }): JobQueue {
   let registryPass: Promise<unknown> | null = null;
   const registry = () => {
     if (registryPass || stopped) return;
-    registryPass = checkReceptions(ctx)
+    registryPass = Promise.all([checkReceptions(ctx), checkReceiverActions(ctx)])
       .catch((err: unknown) => ctx.log.error({ err }, 'claims registry worker failed'))
       .finally(() => {
         registryPass = null;

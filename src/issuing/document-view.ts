@@ -2,6 +2,7 @@
  * How a stored document is shown through the API (docs/design.md §5 list entries), and its public
  * file URLs, absolute from PUBLIC_BASE_URL, carrying the document's `tk` token.
  */
+import type { ReceiverActionView } from './receiver-action-view.ts';
 import type { Config } from '../config.ts';
 import { fromDbDate } from '../dte/calendar-date.ts';
 import type { Document } from '../generated/prisma/client.ts';
@@ -48,7 +49,13 @@ export type ListedDocument = Pick<
   | 'createdAt'
 >;
 
-export function documentView(config: Config, issuerRut: string, doc: ListedDocument, email?: EmailView) {
+export function documentView(
+  config: Config,
+  issuerRut: string,
+  doc: ListedDocument,
+  email?: EmailView,
+  receiverAction: ReceiverActionView | null = null,
+) {
   return {
     type: doc.type,
     folio: doc.folio,
@@ -61,6 +68,7 @@ export function documentView(config: Config, issuerRut: string, doc: ListedDocum
     ...fileUrls(config, issuerRut, doc),
     created_at: doc.createdAt.toISOString(),
     email: email ?? NO_EMAIL,
+    receiver_action: receiverAction,
   };
 }
 

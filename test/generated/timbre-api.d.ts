@@ -667,6 +667,30 @@ export interface operations {
                   to: string[];
                   at: string | null;
                 };
+                /** @description Live 33/34 accepted by the SII: what the customer did at the SII's claims registry; null otherwise */
+                receiver_action?: ({
+                  /** @enum {string} */
+                  outcome: "pendiente" | "acuse_recibo" | "aceptado" | "reclamado" | "aceptado_tacitamente";
+                  claim: {
+                    /** @description RCD, RFP or RFT */
+                    code: string;
+                    description: string;
+                  } | null;
+                  events: ({
+                      /** @description ACD, ERM, RCD, RFP, RFT; NCA/ENC: credit notes that reference it */
+                      accion: string;
+                      description: string;
+                      /** @description Who registered it (empty for NCA/ENC) */
+                      rut: string;
+                      at: string | null;
+                    })[];
+                  sii_received_at: string | null;
+                  /** @description The SII's reception + 8 × 24 h: the customer's last moment to claim */
+                  deadline: string | null;
+                  checked_at: string | null;
+                  /** @description For a claimed factura: issue a credit note */
+                  message: string | null;
+                }) | null;
               })[];
             total: number;
             page: number;
@@ -1998,6 +2022,30 @@ export interface operations {
               /** Format: date-time */
               checked_at: string | null;
             }) | null;
+            /** @description Live 33/34 accepted by the SII: what the customer did at the SII's claims registry; null otherwise */
+            receiver_action?: ({
+              /** @enum {string} */
+              outcome: "pendiente" | "acuse_recibo" | "aceptado" | "reclamado" | "aceptado_tacitamente";
+              claim: {
+                /** @description RCD, RFP or RFT */
+                code: string;
+                description: string;
+              } | null;
+              events: ({
+                  /** @description ACD, ERM, RCD, RFP, RFT; NCA/ENC: credit notes that reference it */
+                  accion: string;
+                  description: string;
+                  /** @description Who registered it (empty for NCA/ENC) */
+                  rut: string;
+                  at: string | null;
+                })[];
+              sii_received_at: string | null;
+              /** @description The SII's reception + 8 × 24 h: the customer's last moment to claim */
+              deadline: string | null;
+              checked_at: string | null;
+              /** @description For a claimed factura: issue a credit note */
+              message: string | null;
+            }) | null;
           };
         };
       };
@@ -2428,7 +2476,7 @@ export interface operations {
   listEvents: {
     parameters: {
       query?: {
-        type?: "document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "folios.low" | "folios.exhausted" | "caf.expiring" | "certificate.expiring" | "certificate.expired" | "email.sent" | "email.failed" | "ping" | "webhook.disabled" | "received.document" | "received.refused" | "received.deadline_near" | "received.tacitly_accepted";
+        type?: "document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "folios.low" | "folios.exhausted" | "caf.expiring" | "certificate.expiring" | "certificate.expired" | "email.sent" | "email.failed" | "ping" | "webhook.disabled" | "received.document" | "received.refused" | "received.deadline_near" | "received.tacitly_accepted" | "document.receipt_acknowledged" | "document.accepted_by_receiver" | "document.claimed" | "document.tacitly_accepted";
         page?: number;
         limit?: number;
       };
@@ -2456,7 +2504,7 @@ export interface operations {
             data: (({
                 id: string;
                 /** @enum {string} */
-                type: "document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed";
+                type: "document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "document.receipt_acknowledged" | "document.accepted_by_receiver" | "document.claimed" | "document.tacitly_accepted";
                 created_at: string;
                 data: {
                   /**
@@ -2504,6 +2552,30 @@ export interface operations {
                     to: string[];
                     at: string | null;
                   };
+                  /** @description Live 33/34 accepted by the SII: what the customer did at the SII's claims registry; null otherwise */
+                  receiver_action?: ({
+                    /** @enum {string} */
+                    outcome: "pendiente" | "acuse_recibo" | "aceptado" | "reclamado" | "aceptado_tacitamente";
+                    claim: {
+                      /** @description RCD, RFP or RFT */
+                      code: string;
+                      description: string;
+                    } | null;
+                    events: ({
+                        /** @description ACD, ERM, RCD, RFP, RFT; NCA/ENC: credit notes that reference it */
+                        accion: string;
+                        description: string;
+                        /** @description Who registered it (empty for NCA/ENC) */
+                        rut: string;
+                        at: string | null;
+                      })[];
+                    sii_received_at: string | null;
+                    /** @description The SII's reception + 8 × 24 h: the customer's last moment to claim */
+                    deadline: string | null;
+                    checked_at: string | null;
+                    /** @description For a claimed factura: issue a credit note */
+                    message: string | null;
+                  }) | null;
                   /** @description The SII's raw answer (live documents) */
                   sii: ({
                     estado: string | null;
@@ -2518,6 +2590,13 @@ export interface operations {
                   last_error?: string | null;
                   /** @description document.submission_delayed: upload attempts so far */
                   attempts?: number;
+                  /** @description The customer's action at the SII's claims registry (ERM, ACD, RCD, RFP, RFT) */
+                  action?: {
+                    code: string;
+                    description: string;
+                    rut: string;
+                    at: string | null;
+                  };
                 };
               }) | ({
                 id: string;
@@ -3373,7 +3452,7 @@ export interface operations {
          */
         "application/json": {
           url: string;
-          events?: ("document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "folios.low" | "folios.exhausted" | "caf.expiring" | "certificate.expiring" | "certificate.expired" | "email.sent" | "email.failed" | "ping" | "webhook.disabled" | "received.document" | "received.refused" | "received.deadline_near" | "received.tacitly_accepted")[];
+          events?: ("document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "folios.low" | "folios.exhausted" | "caf.expiring" | "certificate.expiring" | "certificate.expired" | "email.sent" | "email.failed" | "ping" | "webhook.disabled" | "received.document" | "received.refused" | "received.deadline_near" | "received.tacitly_accepted" | "document.receipt_acknowledged" | "document.accepted_by_receiver" | "document.claimed" | "document.tacitly_accepted")[];
           description?: string;
         };
       };
