@@ -11,6 +11,7 @@ import { createSiiClient } from '../../src/sii/client.ts';
 import { type AccionDoc, ingresarAceptacionReclamoDoc } from '../../src/sii/registro-reclamo.ts';
 import { createSiiSimulator, type SiiSimulator } from '../../src/sii-simulator/index.ts';
 import { buildTestApp, closeAfterApps, type TestApp } from '../helpers/app.ts';
+import { dashboardSession } from '../helpers/dashboard.ts';
 import { createLiveIssuer, estadoOf, eventually, type LiveIssuer, liveEnv } from '../helpers/live.ts';
 import { factura } from '../helpers/requests.ts';
 
@@ -91,6 +92,16 @@ describe('what the customer did with an issued factura', () => {
       payload: { type: 33, folio },
     });
     expect(status.json().receiver_action).toMatchObject({ outcome: 'reclamado', events: [{ accion: 'RFT' }] });
+    const { cookie } = await dashboardSession(t, live.issuer);
+    const page = await t.app.inject({
+      method: 'GET',
+      url: `/dashboard/${live.rut}/documentos/33/${folio}`,
+      headers: { cookie },
+    });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Tu cliente en el SII');
+    expect(page.body).toContain('El cliente reclamó esta factura en el SII (RFT');
+    expect(page.body).toContain('Emite una nota de crédito');
     // Polled again, it is not announced twice.
     await new Promise((r) => setTimeout(r, 800));
     expect((await eventTypes(folio)).filter((e) => e === 'document.claimed')).toHaveLength(1);

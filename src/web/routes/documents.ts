@@ -14,6 +14,8 @@ import { ESTADOS_SII } from '../../issuing/document-state.ts';
 import { type ListFilters, listDocuments } from '../../issuing/list-documents.ts';
 import { type ListDocumentsQuery, listDocumentsQuery, listFiltersOf } from '../../http/schemas.ts';
 import { resubmitDocument } from '../../issuing/resubmit.ts';
+import type { ReceiverActionView } from '../../issuing/receiver-action-view.ts';
+import { receiverActionOf } from '../../issuing/receiver-actions.ts';
 import { curlExample, estadoBadge, typeBadge } from '../components.ts';
 import {
   EMAIL_STATE_LABELS,
@@ -105,6 +107,27 @@ function queryString(q: ListQuery, over: Partial<ListQuery>): string {
   return s ? `?${s}` : '';
 }
 
+const OUTCOME_LABELS: Record<string, string> = {
+  pendiente: 'Sin acciones del cliente todavía',
+  acuse_recibo: 'El cliente otorgó recibo de mercaderías o servicios',
+  aceptado: 'El cliente aceptó el contenido',
+  reclamado: 'El cliente reclamó el documento',
+  aceptado_tacitamente: 'Aceptado tácitamente: pasaron 8 días sin reclamo',
+};
+
+/** What the customer did at the SII's claims registry (docs/claims-registry.md §5). */
+function customerSection(c: ReceiverActionView) {
+  return html`<section aria-labelledby="h-cliente"><h2 id="h-cliente">Tu cliente en el SII</h2>
+${c.claim ? notice('error', html`El cliente reclamó esta factura en el SII (${c.claim.code}: ${c.claim.description}). Emite una nota de crédito que la anule o corrija.`) : ''}
+<dl class="details">
+  <dt>Estado</dt><dd>${OUTCOME_LABELS[c.outcome] ?? c.outcome}</dd>
+  <dt>Recepción en el SII</dt><dd>${c.sii_received_at ? dateTime(new Date(c.sii_received_at)) : '—'}</dd>
+  <dt>Plazo del cliente para reclamar</dt><dd>${c.deadline ? dateTime(new Date(c.deadline)) : '—'}</dd>
+  ${c.events.map((e) => html`<dt>${e.accion}</dt><dd>${e.description}${e.at ? html` · ${dateTime(new Date(e.at))}` : ''}</dd>`)}
+  <dt>Última consulta</dt><dd>${c.checked_at ? dateTime(new Date(c.checked_at)) : '—'}</dd>
+</dl></section>`;
+}
+
 export function documentRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (app) => {
     app.get('/:rut/documentos', async (request, reply) => {
@@ -179,9 +202,10 @@ ${result.data.map(
       const model = d.model as unknown as DteDocument;
       const base = `/dashboard/${issuer.rut}/documentos/${d.type}/${d.folio}`;
       const files = `${base}/%s?env=${d.environment}`;
-      const [events, emails] = await Promise.all([
+      const [events, emails, customer] = await Promise.all([
         eventsOfDocument(ctx, issuer, d.id),
         emailsOfDocument(ctx, issuer, d.id),
+        receiverActionOf(ctx, d.id),
       ]);
       const flash = request.query as { ok?: string; error?: string; to?: string };
       const live = d.environment === 'live';
@@ -232,6 +256,7 @@ ${flash.error && flash.error in ERROR_CATALOG && !(emailError && canEmail) ? not
   <dt class="strong">Total</dt><dd class="num strong">${money(d.total)}</dd>
 </dl></section>
 </div>
+${customer ? customerSection(customer) : ''}
 <section aria-labelledby="h-lineas"><h2 id="h-lineas">Detalle</h2>
 <div class="table-wrap"><table class="list"><thead><tr><th scope="col">Descripción</th><th scope="col" class="num">Cantidad</th><th scope="col" class="num">Precio</th><th scope="col" class="num">Descuento</th><th scope="col" class="num">Monto</th></tr></thead>
 <tbody>${model.lines.map(
