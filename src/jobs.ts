@@ -208,16 +208,16 @@ export function startJobs(ctx: AppContext, opts: { work: boolean }): JobQueue {
       stopped = true;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
-      // Work under way finishes; a submission step gets STOP_WAIT_MS (an SII call may take
-      // SII_TIMEOUT_MS), after which its lease lets another worker take it over.
+      // Work under way finishes; a submission step or a claims registry pass gets STOP_WAIT_MS
+      // (an SII call may take SII_TIMEOUT_MS), after which its lease lets another worker take it over.
       let waited: NodeJS.Timeout | undefined;
       const stepsDone = Promise.race([
-        Promise.all(steps),
+        Promise.all([...steps, registryPass]),
         new Promise((resolve) => {
           waited = setTimeout(resolve, STOP_WAIT_MS);
         }),
       ]);
-      await Promise.all([stepsDone, ...attempts, emailing, registryPass]);
+      await Promise.all([stepsDone, ...attempts, emailing]);
       clearTimeout(waited);
     },
   };
