@@ -25,7 +25,8 @@
  *   src/receiving/deadline-events.ts).
  * - The claims registry (docs/claims-registry.md §3): every JOBS_POLL_SECONDS, received
  *   facturas whose SII reception is due to be asked (src/receiving/reception-clock.ts), each
- *   row under its own lease.
+ *   row under its own lease; and issued facturas whose customer's actions are due to be listed
+ *   (src/issuing/receiver-actions.ts).
  *
  * An instance with JOBS_ENABLED=false runs none of it: what it stores is due in the database,
  * where the instances that run jobs find it.
@@ -35,6 +36,7 @@ import { attemptDelivery, claimDeliveries } from './events/deliveries.ts';
 import { emailEnabled, sendDueEmails } from './issuing/document-email.ts';
 import { foldCounts } from './issuing/list-documents.ts';
 import { dueSubmissions, runSubmission } from './issuing/submissions.ts';
+import { checkReceiverActions } from './issuing/receiver-actions.ts';
 import { scanTimeEvents } from './issuing/time-events.ts';
 import { answerEmail } from './receiving/answer-email.ts';
 import { decisionEmail } from './receiving/decision-email.ts';
@@ -213,7 +215,7 @@ export function startJobs(ctx: AppContext, opts: { work: boolean }): JobQueue {
   let registryPass: Promise<unknown> | null = null;
   const registry = () => {
     if (registryPass || stopped) return;
-    registryPass = checkReceptions(ctx)
+    registryPass = Promise.all([checkReceptions(ctx), checkReceiverActions(ctx)])
       .catch((err: unknown) => ctx.log.error({ err }, 'claims registry worker failed'))
       .finally(() => {
         registryPass = null;
@@ -257,16 +259,16 @@ export function startJobs(ctx: AppContext, opts: { work: boolean }): JobQueue {
       stopped = true;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
-      // Work under way finishes; a submission step gets STOP_WAIT_MS (an SII call may take
-      // SII_TIMEOUT_MS), after which its lease lets another worker take it over.
+      // Work under way finishes; a submission step or a claims registry pass gets STOP_WAIT_MS
+      // (an SII call may take SII_TIMEOUT_MS), after which its lease lets another worker take it over.
       let waited: NodeJS.Timeout | undefined;
       const stepsDone = Promise.race([
-        Promise.all(steps),
+        Promise.all([...steps, registryPass]),
         new Promise((resolve) => {
           waited = setTimeout(resolve, STOP_WAIT_MS);
         }),
       ]);
-      await Promise.all([stepsDone, ...attempts, emailing, reading, registering, registryPass]);
+      await Promise.all([stepsDone, ...attempts, emailing, reading, registering]);
       clearTimeout(waited);
     },
   };

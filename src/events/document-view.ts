@@ -2,6 +2,7 @@
  * How a stored document is shown through the API (docs/design.md §5 list entries), and its public
  * file URLs, absolute from PUBLIC_BASE_URL, carrying the document's `tk` token.
  */
+import type { ReceiverActionView } from './receiver-action-view.ts';
 import type { Config } from '../config.ts';
 import { fromDbDate } from '../dte/calendar-date.ts';
 import type { Document } from '../generated/prisma/client.ts';
@@ -60,6 +61,7 @@ export function documentView(
   doc: ListedDocument,
   email?: EmailView,
   voidedBy?: VoidingNote | null,
+  receiverAction: ReceiverActionView | null = null,
 ) {
   return {
     type: doc.type,
@@ -74,6 +76,7 @@ export function documentView(
     created_at: doc.createdAt.toISOString(),
     email: email ?? NO_EMAIL,
     voided_by: voidedBy ? { type: voidedBy.type, folio: voidedBy.folio } : null,
+    receiver_action: receiverAction,
   };
 }
 

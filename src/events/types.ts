@@ -35,6 +35,12 @@ export const EVENT_TYPES = [
   // it passed without a decision (accepted by law).
   'received.deadline_near',
   'received.tacitly_accepted',
+  // What the customer did with an issued factura at the SII's claims registry
+  // (docs/claims-registry.md §5): ERM, ACD, a claim (RCD/RFP/RFT), or nothing for 8 days.
+  'document.receipt_acknowledged',
+  'document.accepted_by_receiver',
+  'document.claimed',
+  'document.tacitly_accepted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

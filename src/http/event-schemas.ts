@@ -18,6 +18,10 @@ const documentEventData = documentSchema.extend({
   reason: z.string().optional().describe('Why the state changed'),
   last_error: z.string().nullable().optional().describe('document.submission_delayed: the last submission error'),
   attempts: z.number().int().optional().describe('document.submission_delayed: upload attempts so far'),
+  action: z
+    .object({ code: z.string(), description: z.string(), rut: z.string(), at: z.string().nullable() })
+    .optional()
+    .describe("The customer's action at the SII's claims registry (ERM, ACD, RCD, RFP, RFT)"),
 });
 
 const folioEventData = z.object({
@@ -146,6 +150,10 @@ export const eventSchema = z.union([
       'document.voided',
       'document.restored',
       'document.submission_delayed',
+      'document.receipt_acknowledged',
+      'document.accepted_by_receiver',
+      'document.claimed',
+      'document.tacitly_accepted',
     ],
     documentEventData,
   ),

@@ -120,6 +120,33 @@ export const estadoSiiSchema = z.string().meta({
 export const dateSchema = z.string().meta({ format: 'date' });
 export const urlSchema = z.string().meta({ format: 'uri' });
 
+/** docs/claims-registry.md §5: what the customer did with a live 33/34 at the SII's claims registry. */
+export const receiverActionSchema = z
+  .object({
+    outcome: z.enum(['pendiente', 'acuse_recibo', 'aceptado', 'reclamado', 'aceptado_tacitamente']),
+    claim: z.object({ code: z.string().meta({ description: 'RCD, RFP or RFT' }), description: z.string() }).nullable(),
+    events: z.array(
+      z.object({
+        accion: z.string().meta({ description: 'ACD, ERM, RCD, RFP, RFT; NCA/ENC: credit notes that reference it' }),
+        description: z.string(),
+        rut: z.string().meta({ description: 'Who registered it (empty for NCA/ENC)' }),
+        at: z.string().nullable(),
+      }),
+    ),
+    sii_received_at: z.string().nullable(),
+    deadline: z
+      .string()
+      .nullable()
+      .meta({ description: "The SII's reception + 8 × 24 h: the customer's last moment to claim" }),
+    checked_at: z.string().nullable(),
+    message: z.string().nullable().meta({ description: 'For a claimed factura: issue a credit note' }),
+  })
+  .nullable()
+  .optional()
+  .meta({
+    description: "Live 33/34 accepted by the SII: what the customer did at the SII's claims registry; null otherwise",
+  });
+
 export const documentSchema = z.object({
   type: z.number().int().meta(dteTypeDoc),
   folio: z.number().int(),
@@ -145,6 +172,7 @@ export const documentSchema = z.object({
       description:
         'The note (61, or a 56 voiding a 61) that voided this document (`estado_sii: anulado`); null otherwise.',
     }),
+  receiver_action: receiverActionSchema,
 });
 
 /** A page of a list (`GET /emisiones`, `GET /events`): the items, the exact total, and the paging asked for. */

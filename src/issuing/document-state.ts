@@ -143,6 +143,15 @@ export async function transition(
         where: { documentId, state: 'waiting' },
         data: { state: 'pending', nextRunAt: ctx.clock() },
       });
+      // A factura's customer has 8 days at the SII's claims registry: follow them from now on
+      // (src/issuing/receiver-actions.ts).
+      if (document.type === 33 || document.type === 34) {
+        await tx.registryWatch.upsert({
+          where: { documentId },
+          create: { issuerId: document.issuerId, documentId, nextCheckAt: ctx.clock(), createdAt: ctx.clock() },
+          update: {},
+        });
+      }
     } else if (to === 'rechazado') {
       await tx.emailMessage.updateMany({ where: { documentId, state: 'waiting' }, data: { state: 'cancelled' } });
     }

@@ -32,6 +32,7 @@ import { type EmailMessage, type Issuer, Prisma } from '../generated/prisma/clie
 import type { EstadoSii } from './document-state.ts';
 import { emailViewOf } from '../events/email-view.ts';
 import { type DocumentView, documentView, type ListedDocument, searchable } from '../events/document-view.ts';
+import { receiverActionView } from '../events/receiver-action-view.ts';
 
 export interface ListFilters {
   type?: DteType;
@@ -59,12 +60,15 @@ export async function listDocuments(ctx: AppContext, issuer: Issuer, f: ListFilt
   const search = parseSearch(f.q);
   const [rows, total] = await Promise.all([
     // The page's latest e-mail per document (docs/design.md §9 `email`), one index probe per row.
-    ctx.db.prisma.$queryRaw<(ListedDocument & EmailColumns)[]>`
+    ctx.db.prisma.$queryRaw<(ListedDocument & EmailColumns & WatchColumns)[]>`
       SELECT d.type, d.folio, d.date, d.receiver_rut AS "receiverRut", d.receiver_name AS "receiverName",
              d.net, d.exempt, d.vat, d.vat_rate AS "vatRate", d.total, d.environment, d.estado_sii AS "estadoSii",
              d.track_id AS "trackId", d.public_token AS "publicToken", d.created_at AS "createdAt",
              em.email_state AS "emailState", em.email_to AS "emailTo", em.email_sent_at AS "emailSentAt",
-             em.email_updated_at AS "emailUpdatedAt", v.type AS "voidedByType", v.folio AS "voidedByFolio"
+             em.email_updated_at AS "emailUpdatedAt", v.type AS "voidedByType", v.folio AS "voidedByFolio",
+             rw.watch_outcome AS "watchOutcome", rw.watch_claim AS "watchClaim", rw.watch_events AS "watchEvents",
+             rw.watch_received_at AS "watchReceivedAt", rw.watch_deadline AS "watchDeadline",
+             rw.watch_checked_at AS "watchCheckedAt", rw.watch_outcome_known IS NOT NULL AS "watched"
       FROM documents d
       LEFT JOIN documents v ON v.id = d.voided_by_id
       LEFT JOIN LATERAL (
@@ -72,6 +76,13 @@ export async function listDocuments(ctx: AppContext, issuer: Issuer, f: ListFilt
                e.updated_at AS email_updated_at
           FROM email_messages e WHERE e.document_id = d.id ORDER BY e.created_at DESC LIMIT 1
       ) em ON TRUE
+      -- What the customer did at the claims registry (live 33/34; src/issuing/receiver-actions.ts).
+      LEFT JOIN LATERAL (
+        SELECT w.outcome AS watch_outcome, w.claim AS watch_claim, w.events AS watch_events,
+               w.sii_received_at AS watch_received_at, w.deadline AS watch_deadline,
+               w.checked_at AS watch_checked_at, 1 AS watch_outcome_known
+          FROM registry_watches w WHERE w.document_id = d.id
+      ) rw ON TRUE
       WHERE d.id IN (${pageIds(issuer.id, f, search)})
       ORDER BY d.date DESC, d.created_at DESC, d.id DESC`,
     foldCounts(ctx).then(() =>
@@ -94,6 +105,16 @@ export async function listDocuments(ctx: AppContext, issuer: Issuer, f: ListFilt
           : null,
       ),
       d.voidedByType === null ? null : { type: d.voidedByType, folio: d.voidedByFolio as number },
+      d.watched
+        ? receiverActionView({
+            outcome: d.watchOutcome,
+            claim: d.watchClaim,
+            events: d.watchEvents,
+            siiReceivedAt: d.watchReceivedAt,
+            deadline: d.watchDeadline,
+            checkedAt: d.watchCheckedAt,
+          })
+        : null,
     ),
   );
   return { data, total, page: f.page, limit: f.limit };
@@ -106,6 +127,17 @@ export async function listDocuments(ctx: AppContext, issuer: Issuer, f: ListFilt
 export async function foldCounts(ctx: AppContext): Promise<number> {
   const [row] = await ctx.db.prisma.$queryRaw<[{ n: bigint }]>`SELECT fold_document_counts() AS n`;
   return Number(row.n);
+}
+
+/** The claims registry's watch of a live 33/34 (src/issuing/receiver-actions.ts), when there is one. */
+interface WatchColumns {
+  watched: boolean;
+  watchOutcome: string | null;
+  watchClaim: string | null;
+  watchEvents: Prisma.JsonValue;
+  watchReceivedAt: Date | null;
+  watchDeadline: Date | null;
+  watchCheckedAt: Date | null;
 }
 
 interface EmailColumns {

@@ -110,6 +110,12 @@ const EVENT_LABELS: Record<string, string> = {
   'received.accepted': 'Documento recibido aceptado',
   'received.claimed': 'Documento recibido reclamado',
   'received.decision_refused': 'Decisión rechazada por el SII',
+  'received.deadline_near': 'Plazo de 8 días por vencer',
+  'received.tacitly_accepted': 'Aceptado tácitamente (pasaron 8 días)',
+  'document.receipt_acknowledged': 'El cliente otorgó recibo de mercaderías',
+  'document.accepted_by_receiver': 'El cliente aceptó el contenido',
+  'document.claimed': 'El cliente reclamó el documento',
+  'document.tacitly_accepted': 'Aceptado tácitamente por el cliente',
 };
 
 export function eventLabel(type: string): string {

@@ -3,9 +3,17 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { documentStatus } from '../../issuing/document-status.ts';
+import { receiverActionOf } from '../../issuing/receiver-actions.ts';
 import { requireAuth } from '../auth.ts';
 import { routeDoc } from '../openapi.ts';
-import { commonErrors, dteTypeDoc, errorResponse, estadoSiiSchema, rutParams } from '../schemas.ts';
+import {
+  commonErrors,
+  dteTypeDoc,
+  errorResponse,
+  estadoSiiSchema,
+  receiverActionSchema,
+  rutParams,
+} from '../schemas.ts';
 
 const body = z.strictObject({
   type: z.number().int().min(1).max(999).meta(dteTypeDoc),
@@ -27,6 +35,7 @@ const statusResponse = z.object({
     })
     .nullable()
     .meta({ description: 'Live only: what the SII answered. null in sandbox.' }),
+  receiver_action: receiverActionSchema,
 });
 
 export function emisionEstadoDteRoute(ctx: AppContext): FastifyPluginAsyncZod {
@@ -91,6 +100,7 @@ export function emisionEstadoDteRoute(ctx: AppContext): FastifyPluginAsyncZod {
                   checked_at: (checkedAt ?? d.siiCheckedAt)?.toISOString() ?? null,
                 }
               : null,
+          receiver_action: await receiverActionOf(ctx, d.id),
         };
       },
     );

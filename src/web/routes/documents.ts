@@ -15,6 +15,8 @@ import { ESTADOS_SII } from '../../issuing/document-state.ts';
 import { type ListFilters, listDocuments } from '../../issuing/list-documents.ts';
 import { type ListDocumentsQuery, listDocumentsQuery, listFiltersOf } from '../../http/schemas.ts';
 import { resubmitDocument } from '../../issuing/resubmit.ts';
+import type { ReceiverActionView } from '../../events/receiver-action-view.ts';
+import { receiverActionOf } from '../../issuing/receiver-actions.ts';
 import { curlExample, estadoBadge, typeBadge } from '../components.ts';
 import {
   EMAIL_STATE_LABELS,
@@ -207,6 +209,27 @@ function queryString(q: ListQuery, over: Partial<ListQuery>): string {
   return s ? `?${s}` : '';
 }
 
+const OUTCOME_LABELS: Record<string, string> = {
+  pendiente: 'Sin acciones del cliente todavía',
+  acuse_recibo: 'El cliente otorgó recibo de mercaderías o servicios',
+  aceptado: 'El cliente aceptó el contenido',
+  reclamado: 'El cliente reclamó el documento',
+  aceptado_tacitamente: 'Aceptado tácitamente: pasaron 8 días sin reclamo',
+};
+
+/** What the customer did at the SII's claims registry (docs/claims-registry.md §5). */
+function customerSection(c: ReceiverActionView) {
+  return html`<section aria-labelledby="h-cliente"><h2 id="h-cliente">Tu cliente en el SII</h2>
+${c.claim ? notice('error', html`El cliente reclamó esta factura en el SII (${c.claim.code}: ${c.claim.description}). Emite una nota de crédito que la anule o corrija.`) : ''}
+<dl class="details">
+  <dt>Estado</dt><dd>${OUTCOME_LABELS[c.outcome] ?? c.outcome}</dd>
+  <dt>Recepción en el SII</dt><dd>${c.sii_received_at ? dateTime(new Date(c.sii_received_at)) : '—'}</dd>
+  <dt>Plazo del cliente para reclamar</dt><dd>${c.deadline ? dateTime(new Date(c.deadline)) : '—'}</dd>
+  ${c.events.map((e) => html`<dt>${e.accion}</dt><dd>${e.description}${e.at ? html` · ${dateTime(new Date(e.at))}` : ''}</dd>`)}
+  <dt>Última consulta</dt><dd>${c.checked_at ? dateTime(new Date(c.checked_at)) : '—'}</dd>
+</dl></section>`;
+}
+
 export function documentRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (app) => {
     app.get('/:rut/documentos', async (request, reply) => {
@@ -311,11 +334,12 @@ ${result.data.map(
       const model = content.model;
       const base = `/dashboard/${issuer.rut}/documentos/${d.type}/${d.folio}`;
       const files = `${base}/%s?env=${d.environment}`;
-      const [events, emails, notes, voidedBy] = await Promise.all([
+      const [events, emails, notes, voidedBy, customer] = await Promise.all([
         eventsOfDocument(ctx, issuer, d.id),
         emailsOfDocument(ctx, issuer, d.id),
         notesOfDocument(ctx, d),
         voidingNote(ctx, d),
+        receiverActionOf(ctx, d.id),
       ]);
       const docLink = (type: number, folio: number) =>
         `/dashboard/${issuer.rut}/documentos/${type}/${folio}?env=${d.environment}`;
@@ -392,6 +416,7 @@ ${voidedBy ? notice('info', html`Anulado por <a href="${docLink(voidedBy.type, v
   <dt class="strong">Total</dt><dd class="num strong">${money(d.total)}</dd>
 </dl></section>
 </div>
+${customer ? customerSection(customer) : ''}
 <section aria-labelledby="h-lineas"><h2 id="h-lineas">Detalle</h2>
 <div class="table-wrap"><table class="list"><thead><tr><th scope="col">Descripción</th><th scope="col" class="num">Cantidad</th><th scope="col" class="num">Precio</th><th scope="col" class="num">Descuento</th><th scope="col" class="num">Monto</th></tr></thead>
 <tbody>${model.lines.map(
