@@ -79,7 +79,7 @@ class Lru<V> {
 const CACHED_DICTIONARIES = 500;
 
 /** The per-process dictionaries: by issuer and CAF for writing, by issuer and hash for reading. */
-export class ContentDictionaries {
+class ContentDictionaries {
   readonly writing = new Lru<Promise<ContentDictionary>>(CACHED_DICTIONARIES);
   readonly reading = new Lru<Buffer>(CACHED_DICTIONARIES);
 }

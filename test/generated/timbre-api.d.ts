@@ -4,6 +4,11 @@
  */
 
 
+/** OneOf type helpers */
+type Without<T, U> = { [P in Exclude<keyof T, keyof U>]?: never };
+type XOR<T, U> = (T | U) extends object ? (Without<T, U> & U) | (Without<U, T> & T) : T | U;
+type OneOf<T extends any[]> = T extends [infer Only] ? Only : T extends [infer A, infer B, ...infer Rest] ? OneOf<[XOR<A, B>, ...Rest]> : never;
+
 export interface paths {
   "/api/{rut}/emitir": {
     /**
@@ -161,6 +166,72 @@ export interface paths {
      * @description The signed RespuestaDTE with the RecepcionEnvio that answers the received envelope (RespuestaEnvioDTE_v10.xsd), to send to the supplier. A lone DTE or a file that names no sender has none (404).
      */
     get: operations["downloadReceivedAnswer"];
+  };
+  "/api/{rut}/buzon": {
+    /**
+     * Get the intercambio mailbox settings
+     * @description The IMAP mailbox where suppliers e-mail their DTEs, read in the background, and how reading it goes. The password is never returned. Owner keys only.
+     */
+    get: operations["getMailbox"];
+    /**
+     * Set the intercambio mailbox
+     * @description The IMAP mailbox where suppliers e-mail their DTEs (the intercambio address registered at the SII). It is read in the background every MAILBOX_POLL_SECONDS; every attachment that parses as an EnvioDTE or DTE goes through the same checks as an upload. Pointing at another host, user or folder starts reading it from its first message. The password is stored encrypted and never returned. Owner keys only.
+     */
+    put: operations["setMailbox"];
+    /**
+     * Remove the intercambio mailbox
+     * @description The mailbox is no longer read and its settings (and password) are dropped. What was received from it stays. Owner keys only.
+     */
+    delete: operations["deleteMailbox"];
+  };
+  "/api/{rut}/buzon/probar": {
+    /**
+     * Test the intercambio mailbox
+     * @description Connects to the IMAP server with the stored settings, logs in and opens the folder, read-only; nothing is read or recorded. `connected` says whether it worked and `message` says how, in Spanish (for the dashboard). Owner keys only.
+     */
+    post: operations["testMailbox"];
+  };
+  "/api/{rut}/recibidos/{emisor}/{type}/{folio}/aceptar": {
+    /**
+     * Accept a received document at the SII
+     * @description Registers ACD (Acepta Contenido del Documento) and, with `recibo`, ERM (Otorga Recibo de Mercaderías o Servicios, Ley 19.983) at the SII's claims registry. The SII matrix is checked first, without calling the SII: already recorded (409 DECISION_ALREADY_REGISTERED, SII code 7), not allowed after the recorded decision (409 DECISION_NOT_ALLOWED: 6 ERM after a claim, 11 claim after ACD, 12 ACD after a claim, 13 claim after ERM), the 8 days passed (422 DECISION_DEADLINE_PASSED, 8); the message says why in Spanish. Only 33, 34 and 43 are decided (422 RECEIVED_TYPE_NOT_DECIDABLE). The decision is stored, then registered at the SII: `state` `done` when it answered, `pending` when the SII could not be reached (Timbre retries; watch the `received.accepted` / `received.claimed` events), `refused` with the SII's code in `sii`. Sandbox issuers decide locally (`local`), nothing is sent. Once it holds, the signed ResultadoDTE (`resultado_url`) and, with a receipt, the EnvioRecibos (`recibos_url`) are e-mailed to the supplier: `email`, else CorreoEmisor of its DTE.
+     */
+    post: operations["acceptReceivedDocument"];
+  };
+  "/api/{rut}/recibidos/{emisor}/{type}/{folio}/reclamar": {
+    /**
+     * Claim a received document at the SII
+     * @description Registers a claim at the SII's claims registry: `motivo` contenido → RCD, falta_parcial → RFP, falta_total → RFT, with `glosa` written in the ResultadoDTE (EstadoDTE 2 RECHAZADO; 1 ACEPTADO CON DISCREPANCIAS for a partial shortage). The SII matrix is checked first, without calling the SII: already recorded (409 DECISION_ALREADY_REGISTERED, SII code 7), not allowed after the recorded decision (409 DECISION_NOT_ALLOWED: 6 ERM after a claim, 11 claim after ACD, 12 ACD after a claim, 13 claim after ERM), the 8 days passed (422 DECISION_DEADLINE_PASSED, 8); the message says why in Spanish. Only 33, 34 and 43 are decided (422 RECEIVED_TYPE_NOT_DECIDABLE). The decision is stored, then registered at the SII: `state` `done` when it answered, `pending` when the SII could not be reached (Timbre retries; watch the `received.accepted` / `received.claimed` events), `refused` with the SII's code in `sii`. Sandbox issuers decide locally (`local`), nothing is sent. Once it holds, the signed ResultadoDTE (`resultado_url`) and, with a receipt, the EnvioRecibos (`recibos_url`) are e-mailed to the supplier: `email`, else CorreoEmisor of its DTE.
+     */
+    post: operations["claimReceivedDocument"];
+  };
+  "/api/{rut}/recibidos/decisiones": {
+    /**
+     * Accept or claim many received documents
+     * @description Up to 100 decisions, each `decision: "aceptar"` (with `recibo?`) or `"reclamar"` (with `motivo`, `glosa`) on one received document. Each is checked and registered as by its own endpoint (`…/aceptar`, `…/reclamar`); the answer lists, in order, each item's decision or why it was refused (`code` as the single endpoint's error, the SII's code and a Spanish explanation in `error`). One item's refusal never stops the others.
+     */
+    post: operations["decideReceivedDocuments"];
+  };
+  "/api/{rut}/recibidos_decisiones/{number}/resultado": {
+    /**
+     * Download a decision's ResultadoDTE
+     * @description The signed RespuestaDTE with one ResultadoDTE (EstadoDTE 0 ACEPTADO OK, 1 ACEPTADO CON DISCREPANCIAS, 2 RECHAZADO) sent to the supplier, exactly as signed (ISO-8859-1). 404 until the decision holds, and for a 43 (the schema has no room for it).
+     */
+    get: operations["downloadDecisionResultado"];
+  };
+  "/api/{rut}/recibidos_decisiones/{number}/recibos": {
+    /**
+     * Download a decision's EnvioRecibos
+     * @description The signed EnvioRecibos (Ley 19.983 receipt of goods or services, with its fixed Declaracion) of an acceptance with `recibo`, exactly as signed (ISO-8859-1).
+     */
+    get: operations["downloadDecisionRecibos"];
+  };
+  "/api/{rut}/recibidos/{emisor}/{type}/{folio}/pdf": {
+    /**
+     * Download a received document as PDF
+     * @description The received document rendered by Timbre from its XML as received, in the layout of issued documents, with the supplier's TED as its PDF417: letter size, or an 80 mm roll with `format=80mm`. One copy (no cedible copy). A document stamped with a certification CAF (IDK 100) is marked "CERTIFICACIÓN SII — SIN VALIDEZ TRIBUTARIA".
+     */
+    get: operations["downloadReceivedPdf"];
   };
 }
 
@@ -667,6 +738,15 @@ export interface operations {
                   to: string[];
                   at: string | null;
                 };
+                /** @description The note (61, or a 56 voiding a 61) that voided this document (`estado_sii: anulado`); null otherwise. */
+                voided_by: ({
+                  /**
+                   * @description Document type: 33, 34, 39, 41, 46, 52, 56 or 61.
+                   * @enum {integer}
+                   */
+                  type: 33 | 34 | 39 | 41 | 46 | 52 | 56 | 61;
+                  folio: number;
+                }) | null;
                 /** @description Live 33/34 accepted by the SII: what the customer did at the SII's claims registry; null otherwise */
                 receiver_action?: ({
                   /** @enum {string} */
@@ -2476,7 +2556,7 @@ export interface operations {
   listEvents: {
     parameters: {
       query?: {
-        type?: "document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "folios.low" | "folios.exhausted" | "caf.expiring" | "certificate.expiring" | "certificate.expired" | "email.sent" | "email.failed" | "ping" | "webhook.disabled" | "received.document" | "received.refused" | "received.deadline_near" | "received.tacitly_accepted" | "document.receipt_acknowledged" | "document.accepted_by_receiver" | "document.claimed" | "document.tacitly_accepted";
+        type?: "document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "folios.low" | "folios.exhausted" | "caf.expiring" | "certificate.expiring" | "certificate.expired" | "email.sent" | "email.failed" | "ping" | "webhook.disabled" | "received.document" | "received.refused" | "received.accepted" | "received.claimed" | "received.decision_refused" | "received.deadline_near" | "received.tacitly_accepted" | "document.receipt_acknowledged" | "document.accepted_by_receiver" | "document.claimed" | "document.tacitly_accepted";
         page?: number;
         limit?: number;
       };
@@ -2552,6 +2632,15 @@ export interface operations {
                     to: string[];
                     at: string | null;
                   };
+                  /** @description The note (61, or a 56 voiding a 61) that voided this document (`estado_sii: anulado`); null otherwise. */
+                  voided_by: ({
+                    /**
+                     * @description Document type: 33, 34, 39, 41, 46, 52, 56 or 61.
+                     * @enum {integer}
+                     */
+                    type: 33 | 34 | 39 | 41 | 46 | 52 | 56 | 61;
+                    folio: number;
+                  }) | null;
                   /** @description Live 33/34 accepted by the SII: what the customer did at the SII's claims registry; null otherwise */
                   receiver_action?: ({
                     /** @enum {string} */
@@ -2653,6 +2742,8 @@ export interface operations {
                   at?: string;
                   error?: string | null;
                   attempts?: number;
+                  /** @description A decision's answer to a supplier: the decision's number */
+                  decision?: number;
                 };
               }) | {
                 id: string;
@@ -2730,6 +2821,50 @@ export interface operations {
                   emisor_rut?: string | null;
                   /** @description EstadoRecepDTE of the refused DTE */
                   estado_recep_dte?: number;
+                };
+              }) | ({
+                id: string;
+                /** @enum {string} */
+                type: "received.accepted" | "received.claimed" | "received.decision_refused";
+                created_at: string;
+                data: {
+                  /** @description Timbre's number of the decision (the answer's IdRespuesta) */
+                  number: number;
+                  document: {
+                    emisor: string;
+                    type: number;
+                    folio: number;
+                  };
+                  /** @enum {string} */
+                  kind: "accept" | "claim";
+                  /** @description The registry's accionDoc, in order */
+                  actions: ("ACD" | "RCD" | "ERM" | "RFP" | "RFT")[];
+                  /** @description Those the SII has recorded */
+                  registered: ("ACD" | "RCD" | "ERM" | "RFP" | "RFT")[];
+                  motivo: ("contenido" | "falta_parcial" | "falta_total") | null;
+                  glosa: string | null;
+                  recinto: string | null;
+                  /**
+                   * @description pending: being registered at the SII (retried); done; refused by the SII; local: sandbox
+                   * @enum {string}
+                   */
+                  state: "pending" | "done" | "refused" | "local";
+                  /** @description The registry's last answer */
+                  sii: {
+                    cod_resp: number;
+                    desc_resp: string;
+                  } | null;
+                  /** @description Why the SII could not be reached yet (it is retried) */
+                  last_error: string | null;
+                  attempts: number;
+                  email_to: string[];
+                  /** @description The signed RespuestaDTE with ResultadoDTE */
+                  resultado_url: string | null;
+                  /** @description The signed EnvioRecibos (with ERM) */
+                  recibos_url: string | null;
+                  decided_at: string | null;
+                  created_at: string;
+                  emisor_name: string;
                 };
               }) | ({
                 id: string;
@@ -3452,7 +3587,7 @@ export interface operations {
          */
         "application/json": {
           url: string;
-          events?: ("document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "folios.low" | "folios.exhausted" | "caf.expiring" | "certificate.expiring" | "certificate.expired" | "email.sent" | "email.failed" | "ping" | "webhook.disabled" | "received.document" | "received.refused" | "received.deadline_near" | "received.tacitly_accepted" | "document.receipt_acknowledged" | "document.accepted_by_receiver" | "document.claimed" | "document.tacitly_accepted")[];
+          events?: ("document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "folios.low" | "folios.exhausted" | "caf.expiring" | "certificate.expiring" | "certificate.expired" | "email.sent" | "email.failed" | "ping" | "webhook.disabled" | "received.document" | "received.refused" | "received.accepted" | "received.claimed" | "received.decision_refused" | "received.deadline_near" | "received.tacitly_accepted" | "document.receipt_acknowledged" | "document.accepted_by_receiver" | "document.claimed" | "document.tacitly_accepted")[];
           description?: string;
         };
       };
@@ -4918,6 +5053,50 @@ export interface operations {
               } | null;
               /** @description The RespuestaDTE that answered its envelope. */
               respuesta_url: string | null;
+              /** @description Its acceptances and claims (…/aceptar, …/reclamar), oldest first. */
+              decisions: ({
+                  /** @description Timbre's number of the decision (the answer's IdRespuesta) */
+                  number: number;
+                  document: {
+                    emisor: string;
+                    type: number;
+                    folio: number;
+                  };
+                  /** @enum {string} */
+                  kind: "accept" | "claim";
+                  /** @description The registry's accionDoc, in order */
+                  actions: ("ACD" | "RCD" | "ERM" | "RFP" | "RFT")[];
+                  /** @description Those the SII has recorded */
+                  registered: ("ACD" | "RCD" | "ERM" | "RFP" | "RFT")[];
+                  motivo: ("contenido" | "falta_parcial" | "falta_total") | null;
+                  glosa: string | null;
+                  recinto: string | null;
+                  /**
+                   * @description pending: being registered at the SII (retried); done; refused by the SII; local: sandbox
+                   * @enum {string}
+                   */
+                  state: "pending" | "done" | "refused" | "local";
+                  /** @description The registry's last answer */
+                  sii: {
+                    cod_resp: number;
+                    desc_resp: string;
+                  } | null;
+                  /** @description Why the SII could not be reached yet (it is retried) */
+                  last_error: string | null;
+                  attempts: number;
+                  email_to: string[];
+                  /** @description The signed RespuestaDTE with ResultadoDTE */
+                  resultado_url: string | null;
+                  /** @description The signed EnvioRecibos (with ERM) */
+                  recibos_url: string | null;
+                  decided_at: string | null;
+                  created_at: string;
+                })[];
+              /**
+               * Format: uri
+               * @description The document printed by Timbre, with the supplier's TED (needs an API key of the issuer).
+               */
+              pdf_url: string;
             };
           };
         };
@@ -5481,6 +5660,2142 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & ({
             /** @enum {string} */
             code?: "ISSUER_NOT_FOUND" | "RECEIVED_ENVELOPE_NOT_FOUND";
+          });
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Get the intercambio mailbox settings
+   * @description The IMAP mailbox where suppliers e-mail their DTEs, read in the background, and how reading it goes. The password is never returned. Owner keys only.
+   */
+  getMailbox: {
+    parameters: {
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+      };
+    };
+    responses: {
+      /** @description The mailbox settings */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            host: string;
+            port: number;
+            /** @enum {string} */
+            tls: "implicit" | "starttls" | "none";
+            user: string;
+            folder: string;
+            answer_by_email: boolean;
+            last_ok_at: string | null;
+            last_error: string | null;
+            last_error_at: string | null;
+            last_uid: number;
+            messages_read: number;
+            updated_at: string;
+            /** @enum {boolean} */
+            ok: true;
+          };
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED";
+          };
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       * - `FORBIDDEN_ROLE`: This API key’s role may not perform this operation.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE";
+          });
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       * - `MAILBOX_NOT_FOUND`: The issuer has no mailbox settings.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND" | "MAILBOX_NOT_FOUND";
+          });
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Set the intercambio mailbox
+   * @description The IMAP mailbox where suppliers e-mail their DTEs (the intercambio address registered at the SII). It is read in the background every MAILBOX_POLL_SECONDS; every attachment that parses as an EnvioDTE or DTE goes through the same checks as an upload. Pointing at another host, user or folder starts reading it from its first message. The password is stored encrypted and never returned. Owner keys only.
+   */
+  setMailbox: {
+    parameters: {
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+      };
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "host": "imap.losandes.cl",
+         *   "user": "dte@losandes.cl",
+         *   "password": "••••••••"
+         * }
+         */
+        "application/json": {
+          host: string;
+          /** @description Default: 993 with implicit TLS, else 143. */
+          port?: number;
+          /**
+           * @description `implicit` (IMAPS, the default), `starttls`, or `none` (a local test server only).
+           * @enum {string}
+           */
+          tls?: "implicit" | "starttls" | "none";
+          user: string;
+          /** @description Required for a new mailbox; omitted, the stored one is kept. Never returned. */
+          password?: string;
+          /** @description Default: INBOX. */
+          folder?: string;
+          /** @description E-mail the signed RespuestaDTE to the sender (default: on). */
+          answer_by_email?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description The mailbox settings */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            host: string;
+            port: number;
+            /** @enum {string} */
+            tls: "implicit" | "starttls" | "none";
+            user: string;
+            folder: string;
+            answer_by_email: boolean;
+            last_ok_at: string | null;
+            last_error: string | null;
+            last_error_at: string | null;
+            last_uid: number;
+            messages_read: number;
+            updated_at: string;
+            /** @enum {boolean} */
+            ok: true;
+          };
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       * - `INVALID_JSON`: The request body is not valid JSON.
+       * - `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be sent with Content-Type: application/json.
+       * - `MAILBOX_PASSWORD_REQUIRED`: A new mailbox needs its password.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "MAILBOX_PASSWORD_REQUIRED";
+          });
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       * - `FORBIDDEN_ROLE`: This API key’s role may not perform this operation.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE";
+          });
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND";
+          };
+        };
+      };
+      /**
+       * @description The request body is larger than 1 MiB
+       *
+       * - `PAYLOAD_TOO_LARGE`: The request body exceeds the 1 MiB limit.
+       */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "PAYLOAD_TOO_LARGE";
+          };
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Remove the intercambio mailbox
+   * @description The mailbox is no longer read and its settings (and password) are dropped. What was received from it stays. Owner keys only.
+   */
+  deleteMailbox: {
+    parameters: {
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+      };
+    };
+    responses: {
+      /** @description The settings were removed */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            ok: true;
+          };
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       * - `INVALID_JSON`: The request body is not valid JSON.
+       * - `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be sent with Content-Type: application/json.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE";
+          });
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       * - `FORBIDDEN_ROLE`: This API key’s role may not perform this operation.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE";
+          });
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       * - `MAILBOX_NOT_FOUND`: The issuer has no mailbox settings.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND" | "MAILBOX_NOT_FOUND";
+          });
+        };
+      };
+      /**
+       * @description The request body is larger than 1 MiB
+       *
+       * - `PAYLOAD_TOO_LARGE`: The request body exceeds the 1 MiB limit.
+       */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "PAYLOAD_TOO_LARGE";
+          };
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Test the intercambio mailbox
+   * @description Connects to the IMAP server with the stored settings, logs in and opens the folder, read-only; nothing is read or recorded. `connected` says whether it worked and `message` says how, in Spanish (for the dashboard). Owner keys only.
+   */
+  testMailbox: {
+    parameters: {
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+      };
+    };
+    responses: {
+      /** @description The outcome of the test (also when the connection failed) */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            ok: true;
+            connected: boolean;
+            message: string;
+            messages: number | null;
+          };
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       * - `INVALID_JSON`: The request body is not valid JSON.
+       * - `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be sent with Content-Type: application/json.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE";
+          });
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       * - `FORBIDDEN_ROLE`: This API key’s role may not perform this operation.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE";
+          });
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       * - `MAILBOX_NOT_FOUND`: The issuer has no mailbox settings.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND" | "MAILBOX_NOT_FOUND";
+          });
+        };
+      };
+      /**
+       * @description The request body is larger than 1 MiB
+       *
+       * - `PAYLOAD_TOO_LARGE`: The request body exceeds the 1 MiB limit.
+       */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "PAYLOAD_TOO_LARGE";
+          };
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Accept a received document at the SII
+   * @description Registers ACD (Acepta Contenido del Documento) and, with `recibo`, ERM (Otorga Recibo de Mercaderías o Servicios, Ley 19.983) at the SII's claims registry. The SII matrix is checked first, without calling the SII: already recorded (409 DECISION_ALREADY_REGISTERED, SII code 7), not allowed after the recorded decision (409 DECISION_NOT_ALLOWED: 6 ERM after a claim, 11 claim after ACD, 12 ACD after a claim, 13 claim after ERM), the 8 days passed (422 DECISION_DEADLINE_PASSED, 8); the message says why in Spanish. Only 33, 34 and 43 are decided (422 RECEIVED_TYPE_NOT_DECIDABLE). The decision is stored, then registered at the SII: `state` `done` when it answered, `pending` when the SII could not be reached (Timbre retries; watch the `received.accepted` / `received.claimed` events), `refused` with the SII's code in `sii`. Sandbox issuers decide locally (`local`), nothing is sent. Once it holds, the signed ResultadoDTE (`resultado_url`) and, with a receipt, the EnvioRecibos (`recibos_url`) are e-mailed to the supplier: `email`, else CorreoEmisor of its DTE.
+   */
+  acceptReceivedDocument: {
+    parameters: {
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+        /** @description The supplier's RUT (RUTEmisor), e.g. 76354771-K. */
+        emisor: string;
+        /** @description Document type (TipoDTE). */
+        type: number;
+        /** @description Folio. */
+        folio: number;
+      };
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "recibo": {
+         *     "recinto": "Bodega central, Quilicura"
+         *   }
+         * }
+         */
+        "application/json": {
+          /** @description The goods or services were received: ERM and an EnvioRecibos too. */
+          recibo?: {
+            /** @description Where the goods or services were received (Recinto, ≤ 80). */
+            recinto: string;
+          };
+          /** @description The supplier's addresses for the answer; default: CorreoEmisor of its DTE, if any. */
+          email?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description The decision */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            ok: true;
+            decision: {
+              /** @description Timbre's number of the decision (the answer's IdRespuesta) */
+              number: number;
+              document: {
+                emisor: string;
+                type: number;
+                folio: number;
+              };
+              /** @enum {string} */
+              kind: "accept" | "claim";
+              /** @description The registry's accionDoc, in order */
+              actions: ("ACD" | "RCD" | "ERM" | "RFP" | "RFT")[];
+              /** @description Those the SII has recorded */
+              registered: ("ACD" | "RCD" | "ERM" | "RFP" | "RFT")[];
+              motivo: ("contenido" | "falta_parcial" | "falta_total") | null;
+              glosa: string | null;
+              recinto: string | null;
+              /**
+               * @description pending: being registered at the SII (retried); done; refused by the SII; local: sandbox
+               * @enum {string}
+               */
+              state: "pending" | "done" | "refused" | "local";
+              /** @description The registry's last answer */
+              sii: {
+                cod_resp: number;
+                desc_resp: string;
+              } | null;
+              /** @description Why the SII could not be reached yet (it is retried) */
+              last_error: string | null;
+              attempts: number;
+              email_to: string[];
+              /** @description The signed RespuestaDTE with ResultadoDTE */
+              resultado_url: string | null;
+              /** @description The signed EnvioRecibos (with ERM) */
+              recibos_url: string | null;
+              decided_at: string | null;
+              created_at: string;
+            };
+          };
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       * - `INVALID_JSON`: The request body is not valid JSON.
+       * - `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be sent with Content-Type: application/json.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE";
+          });
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       * - `FORBIDDEN_ROLE`: This API key’s role may not perform this operation.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE";
+          });
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       * - `RECEIVED_DOCUMENT_NOT_FOUND`: No received document with that issuer, type and folio.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND" | "RECEIVED_DOCUMENT_NOT_FOUND";
+          });
+        };
+      };
+      /**
+       * @description Conflicts with an earlier request
+       *
+       * - `DECISION_ALREADY_REGISTERED`: That decision is already recorded for this document.
+       * - `DECISION_NOT_ALLOWED`: The SII does not allow this decision after the one already recorded for the document.
+       */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "DECISION_ALREADY_REGISTERED" | "DECISION_NOT_ALLOWED";
+          });
+        };
+      };
+      /**
+       * @description The request body is larger than 1 MiB
+       *
+       * - `PAYLOAD_TOO_LARGE`: The request body exceeds the 1 MiB limit.
+       */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "PAYLOAD_TOO_LARGE";
+          };
+        };
+      };
+      /**
+       * @description Valid, but it cannot be done now
+       *
+       * - `RECEIVED_TYPE_NOT_DECIDABLE`: Only facturas (33, 34) and liquidaciones-factura (43) are accepted or claimed at the SII.
+       * - `DECISION_DEADLINE_PASSED`: The 8 days to accept or claim have passed: the document is accepted by law.
+       */
+      422: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "RECEIVED_TYPE_NOT_DECIDABLE" | "DECISION_DEADLINE_PASSED";
+          });
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Claim a received document at the SII
+   * @description Registers a claim at the SII's claims registry: `motivo` contenido → RCD, falta_parcial → RFP, falta_total → RFT, with `glosa` written in the ResultadoDTE (EstadoDTE 2 RECHAZADO; 1 ACEPTADO CON DISCREPANCIAS for a partial shortage). The SII matrix is checked first, without calling the SII: already recorded (409 DECISION_ALREADY_REGISTERED, SII code 7), not allowed after the recorded decision (409 DECISION_NOT_ALLOWED: 6 ERM after a claim, 11 claim after ACD, 12 ACD after a claim, 13 claim after ERM), the 8 days passed (422 DECISION_DEADLINE_PASSED, 8); the message says why in Spanish. Only 33, 34 and 43 are decided (422 RECEIVED_TYPE_NOT_DECIDABLE). The decision is stored, then registered at the SII: `state` `done` when it answered, `pending` when the SII could not be reached (Timbre retries; watch the `received.accepted` / `received.claimed` events), `refused` with the SII's code in `sii`. Sandbox issuers decide locally (`local`), nothing is sent. Once it holds, the signed ResultadoDTE (`resultado_url`) and, with a receipt, the EnvioRecibos (`recibos_url`) are e-mailed to the supplier: `email`, else CorreoEmisor of its DTE.
+   */
+  claimReceivedDocument: {
+    parameters: {
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+        /** @description The supplier's RUT (RUTEmisor), e.g. 76354771-K. */
+        emisor: string;
+        /** @description Document type (TipoDTE). */
+        type: number;
+        /** @description Folio. */
+        folio: number;
+      };
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "motivo": "falta_total",
+         *   "glosa": "La mercadería nunca llegó"
+         * }
+         */
+        "application/json": {
+          /**
+           * @description contenido → RCD, falta_parcial → RFP, falta_total → RFT.
+           * @enum {string}
+           */
+          motivo: "contenido" | "falta_parcial" | "falta_total";
+          /** @description The reason, written in the ResultadoDTE. */
+          glosa: string;
+          /** @description The supplier's addresses for the answer; default: CorreoEmisor of its DTE, if any. */
+          email?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description The decision */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            ok: true;
+            decision: {
+              /** @description Timbre's number of the decision (the answer's IdRespuesta) */
+              number: number;
+              document: {
+                emisor: string;
+                type: number;
+                folio: number;
+              };
+              /** @enum {string} */
+              kind: "accept" | "claim";
+              /** @description The registry's accionDoc, in order */
+              actions: ("ACD" | "RCD" | "ERM" | "RFP" | "RFT")[];
+              /** @description Those the SII has recorded */
+              registered: ("ACD" | "RCD" | "ERM" | "RFP" | "RFT")[];
+              motivo: ("contenido" | "falta_parcial" | "falta_total") | null;
+              glosa: string | null;
+              recinto: string | null;
+              /**
+               * @description pending: being registered at the SII (retried); done; refused by the SII; local: sandbox
+               * @enum {string}
+               */
+              state: "pending" | "done" | "refused" | "local";
+              /** @description The registry's last answer */
+              sii: {
+                cod_resp: number;
+                desc_resp: string;
+              } | null;
+              /** @description Why the SII could not be reached yet (it is retried) */
+              last_error: string | null;
+              attempts: number;
+              email_to: string[];
+              /** @description The signed RespuestaDTE with ResultadoDTE */
+              resultado_url: string | null;
+              /** @description The signed EnvioRecibos (with ERM) */
+              recibos_url: string | null;
+              decided_at: string | null;
+              created_at: string;
+            };
+          };
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       * - `INVALID_JSON`: The request body is not valid JSON.
+       * - `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be sent with Content-Type: application/json.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE";
+          });
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       * - `FORBIDDEN_ROLE`: This API key’s role may not perform this operation.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE";
+          });
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       * - `RECEIVED_DOCUMENT_NOT_FOUND`: No received document with that issuer, type and folio.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND" | "RECEIVED_DOCUMENT_NOT_FOUND";
+          });
+        };
+      };
+      /**
+       * @description Conflicts with an earlier request
+       *
+       * - `DECISION_ALREADY_REGISTERED`: That decision is already recorded for this document.
+       * - `DECISION_NOT_ALLOWED`: The SII does not allow this decision after the one already recorded for the document.
+       */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "DECISION_ALREADY_REGISTERED" | "DECISION_NOT_ALLOWED";
+          });
+        };
+      };
+      /**
+       * @description The request body is larger than 1 MiB
+       *
+       * - `PAYLOAD_TOO_LARGE`: The request body exceeds the 1 MiB limit.
+       */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "PAYLOAD_TOO_LARGE";
+          };
+        };
+      };
+      /**
+       * @description Valid, but it cannot be done now
+       *
+       * - `RECEIVED_TYPE_NOT_DECIDABLE`: Only facturas (33, 34) and liquidaciones-factura (43) are accepted or claimed at the SII.
+       * - `DECISION_DEADLINE_PASSED`: The 8 days to accept or claim have passed: the document is accepted by law.
+       */
+      422: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "RECEIVED_TYPE_NOT_DECIDABLE" | "DECISION_DEADLINE_PASSED";
+          });
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Accept or claim many received documents
+   * @description Up to 100 decisions, each `decision: "aceptar"` (with `recibo?`) or `"reclamar"` (with `motivo`, `glosa`) on one received document. Each is checked and registered as by its own endpoint (`…/aceptar`, `…/reclamar`); the answer lists, in order, each item's decision or why it was refused (`code` as the single endpoint's error, the SII's code and a Spanish explanation in `error`). One item's refusal never stops the others.
+   */
+  decideReceivedDocuments: {
+    parameters: {
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+      };
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "decisions": [
+         *     {
+         *       "emisor": "76354771-K",
+         *       "type": 33,
+         *       "folio": 170,
+         *       "decision": "aceptar",
+         *       "recibo": {
+         *         "recinto": "Bodega central"
+         *       }
+         *     },
+         *     {
+         *       "emisor": "76354771-K",
+         *       "type": 61,
+         *       "folio": 12,
+         *       "decision": "reclamar",
+         *       "motivo": "contenido",
+         *       "glosa": "Precio"
+         *     }
+         *   ]
+         * }
+         */
+        "application/json": {
+          decisions: (OneOf<[{
+              /** @description The supplier's RUT (RUTEmisor). */
+              emisor: string;
+              type: number;
+              folio: number;
+              /** @enum {string} */
+              decision: "aceptar";
+              /** @description The goods or services were received: ERM and an EnvioRecibos too. */
+              recibo?: {
+                /** @description Where the goods or services were received (Recinto, ≤ 80). */
+                recinto: string;
+              };
+              /** @description The supplier's addresses for the answer; default: CorreoEmisor of its DTE, if any. */
+              email?: string[];
+            }, {
+              /** @description The supplier's RUT (RUTEmisor). */
+              emisor: string;
+              type: number;
+              folio: number;
+              /** @enum {string} */
+              decision: "reclamar";
+              /**
+               * @description contenido → RCD, falta_parcial → RFP, falta_total → RFT.
+               * @enum {string}
+               */
+              motivo: "contenido" | "falta_parcial" | "falta_total";
+              /** @description The reason, written in the ResultadoDTE. */
+              glosa: string;
+              /** @description The supplier's addresses for the answer; default: CorreoEmisor of its DTE, if any. */
+              email?: string[];
+            }]>)[];
+        };
+      };
+    };
+    responses: {
+      /** @description One result per item, in order */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            ok: true;
+            results: (({
+                /** @enum {boolean} */
+                ok: true;
+                decision: {
+                  /** @description Timbre's number of the decision (the answer's IdRespuesta) */
+                  number: number;
+                  document: {
+                    emisor: string;
+                    type: number;
+                    folio: number;
+                  };
+                  /** @enum {string} */
+                  kind: "accept" | "claim";
+                  /** @description The registry's accionDoc, in order */
+                  actions: ("ACD" | "RCD" | "ERM" | "RFP" | "RFT")[];
+                  /** @description Those the SII has recorded */
+                  registered: ("ACD" | "RCD" | "ERM" | "RFP" | "RFT")[];
+                  motivo: ("contenido" | "falta_parcial" | "falta_total") | null;
+                  glosa: string | null;
+                  recinto: string | null;
+                  /**
+                   * @description pending: being registered at the SII (retried); done; refused by the SII; local: sandbox
+                   * @enum {string}
+                   */
+                  state: "pending" | "done" | "refused" | "local";
+                  /** @description The registry's last answer */
+                  sii: {
+                    cod_resp: number;
+                    desc_resp: string;
+                  } | null;
+                  /** @description Why the SII could not be reached yet (it is retried) */
+                  last_error: string | null;
+                  attempts: number;
+                  email_to: string[];
+                  /** @description The signed RespuestaDTE with ResultadoDTE */
+                  resultado_url: string | null;
+                  /** @description The signed EnvioRecibos (with ERM) */
+                  recibos_url: string | null;
+                  decided_at: string | null;
+                  created_at: string;
+                };
+              }) | {
+                /** @enum {boolean} */
+                ok: false;
+                /** @description The error code the single-document endpoint would answer. */
+                code: string;
+                /** @description Why, with the SII's code and a Spanish explanation. */
+                error: string;
+                document: {
+                  emisor: string;
+                  type: number;
+                  folio: number;
+                };
+                /** @description A refusal of the SII's matrix: the code the SII would answer (6, 7, 8, 11, 12, 13). */
+                sii_code?: number;
+              })[];
+          };
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       * - `INVALID_JSON`: The request body is not valid JSON.
+       * - `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be sent with Content-Type: application/json.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE";
+          });
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       * - `FORBIDDEN_ROLE`: This API key’s role may not perform this operation.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE";
+          });
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND";
+          };
+        };
+      };
+      /**
+       * @description The request body is larger than 1 MiB
+       *
+       * - `PAYLOAD_TOO_LARGE`: The request body exceeds the 1 MiB limit.
+       */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "PAYLOAD_TOO_LARGE";
+          };
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Download a decision's ResultadoDTE
+   * @description The signed RespuestaDTE with one ResultadoDTE (EstadoDTE 0 ACEPTADO OK, 1 ACEPTADO CON DISCREPANCIAS, 2 RECHAZADO) sent to the supplier, exactly as signed (ISO-8859-1). 404 until the decision holds, and for a 43 (the schema has no room for it).
+   */
+  downloadDecisionResultado: {
+    parameters: {
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+        /** @description Timbre's number for a decision (`number` of the decision). */
+        number: number;
+      };
+    };
+    responses: {
+      /** @description The XML file */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          /** @description `inline` (or `attachment` with `download=1`) and the file name, `DTE_<rut>_T<type>_F<folio>.<ext>`. */
+          "Content-Disposition"?: string;
+        };
+        content: {
+          "application/xml": string;
+          "application/json": unknown;
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED";
+          };
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER";
+          };
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       * - `DECISION_NOT_FOUND`: No decision with that number, or it has no such answer.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND" | "DECISION_NOT_FOUND";
+          });
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Download a decision's EnvioRecibos
+   * @description The signed EnvioRecibos (Ley 19.983 receipt of goods or services, with its fixed Declaracion) of an acceptance with `recibo`, exactly as signed (ISO-8859-1).
+   */
+  downloadDecisionRecibos: {
+    parameters: {
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+        /** @description Timbre's number for a decision (`number` of the decision). */
+        number: number;
+      };
+    };
+    responses: {
+      /** @description The XML file */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          /** @description `inline` (or `attachment` with `download=1`) and the file name, `DTE_<rut>_T<type>_F<folio>.<ext>`. */
+          "Content-Disposition"?: string;
+        };
+        content: {
+          "application/xml": string;
+          "application/json": unknown;
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED";
+          };
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER";
+          };
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       * - `DECISION_NOT_FOUND`: No decision with that number, or it has no such answer.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND" | "DECISION_NOT_FOUND";
+          });
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Download a received document as PDF
+   * @description The received document rendered by Timbre from its XML as received, in the layout of issued documents, with the supplier's TED as its PDF417: letter size, or an 80 mm roll with `format=80mm`. One copy (no cedible copy). A document stamped with a certification CAF (IDK 100) is marked "CERTIFICACIÓN SII — SIN VALIDEZ TRIBUTARIA".
+   */
+  downloadReceivedPdf: {
+    parameters: {
+      query?: {
+        /** @description letter (default) or 80mm, for a thermal roll printer. */
+        format?: "letter" | "80mm";
+        /** @description 1: `Content-Disposition: attachment` (save instead of show). */
+        download?: "0" | "1";
+      };
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+        /** @description The supplier's RUT (RUTEmisor), e.g. 76354771-K. */
+        emisor: string;
+        /** @description Document type (TipoDTE). */
+        type: number;
+        /** @description Folio. */
+        folio: number;
+      };
+    };
+    responses: {
+      /** @description The PDF */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          /** @description `inline` (or `attachment` with `download=1`) and the file name, `DTE_<rut>_T<type>_F<folio>.<ext>`. */
+          "Content-Disposition"?: string;
+        };
+        content: {
+          "application/pdf": string;
+          "application/json": unknown;
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED";
+          };
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER";
+          };
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       * - `RECEIVED_DOCUMENT_NOT_FOUND`: No received document with that issuer, type and folio.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND" | "RECEIVED_DOCUMENT_NOT_FOUND";
           });
         };
       };
