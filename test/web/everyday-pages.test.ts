@@ -1,5 +1,5 @@
 /**
- * The smaller points of the dashboard for everyday work (issue 24), without a browser: the
+ * The smaller points of the dashboard for everyday work, without a browser: the
  * folio range obtained, the certificate's SubjectAltName explained, "Consumidor final", no
  * silent truncation (no `maxlength`; the server names the limit), webhook failures in Spanish,
  * a link to the PDF on small screens.
@@ -39,7 +39,7 @@ describe('dashboard: smaller points', () => {
     const text = errorMessage(new AppError('CERT_NO_HOLDER_RUT'));
     expect(text).toContain('SubjectAltName');
     expect(text).toContain('1.3.6.1.4.1.8321.1');
-    expect(text).toContain('https://www.sii.cl/');
+    expect(text).toContain('https://www.sii.cl');
   });
 
   it('shows a boleta without receiver as "Consumidor final", and links the PDF for small screens', async () => {

@@ -1,5 +1,5 @@
 /**
- * The dashboard for everyday work (issue 24), in Chromium: voiding and correcting a document
+ * The dashboard for everyday work, in Chromium: voiding and correcting a document
  * from its page; secrets shown once on a page reached by a redirect (a reload creates nothing);
  * the account's keys on one page. Each test has its own account and issuer.
  */
@@ -18,7 +18,7 @@ import {
 
 let h: BrowserHarness;
 
-/** English that must not reach a page (the leaks issue 24 found, and their family). */
+/** English that must not reach a page (the leaks once found on the dashboard, and their family). */
 const ENGLISH =
   /\b(must|is not allowed|is required|There are no|Invalid|expected|received|not followed|refused|within \d+ ms)\b/;
 
