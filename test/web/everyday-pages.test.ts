@@ -1,5 +1,5 @@
 /**
- * The smaller points of the dashboard for everyday work , without a browser: the
+ * The smaller points of the dashboard for everyday work, without a browser: the
  * folio range obtained, the certificate's SubjectAltName explained, "Consumidor final", no
  * silent truncation (no `maxlength`; the server names the limit), webhook failures in Spanish,
  * a link to the PDF on small screens.
@@ -39,7 +39,7 @@ describe('dashboard: smaller points', () => {
     const text = errorMessage(new AppError('CERT_NO_HOLDER_RUT'));
     expect(text).toContain('SubjectAltName');
     expect(text).toContain('1.3.6.1.4.1.8321.1');
-    expect(text).toContain('https://www.sii.cl/');
+    expect(text).toContain('https://www.sii.cl');
   });
 
   it('shows a boleta without receiver as "Consumidor final", and links the PDF for small screens', async () => {
@@ -249,5 +249,53 @@ describe('dashboard: smaller points', () => {
     expect(res.statusCode).toBe(400);
     for (const id of ['receiver-rut', 'receiver-name', 'receiver-activity', 'receiver-address', 'receiver-comuna'])
       expect(res.body, id).toContain(`id="${id}-error"`);
+  });
+
+  it('voids a boleta from its prefilled note: the form as rendered issues a note with the same totals', async () => {
+    const issuer = await createTestIssuer(t.ctx, { ambiente: 0 });
+    const key = await createTestKey(t.ctx, issuer.rut);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/${issuer.rut}/emitir`,
+      headers: bearer(key),
+      payload: {
+        type: 39,
+        items: [
+          { name: 'Café ½ kg', qty: 2, price: 6990 },
+          { name: 'Taza', qty: 1, price: 3500 },
+        ],
+      },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const { folio } = res.json() as { folio: number };
+    const s = await dashboardSession(t, issuer);
+    const form = await t.app.inject({
+      url: `/dashboard/${issuer.rut}/emitir?nota=1&tipo=39&folio=${folio}&env=sandbox`,
+      headers: { cookie: s.cookie },
+    });
+    expect(form.statusCode).toBe(200);
+    // The form's fields as the browser would send them: inputs with their values, selected options.
+    const body = new URLSearchParams();
+    for (const m of form.body.matchAll(/<input [^>]*?name="([^"]+)" value="([^"]*)"[^>]*>/g)) {
+      if (/type="checkbox"/.test(m[0]) && !/ checked/.test(m[0])) continue;
+      body.append(m[1] as string, (m[2] as string).replace(/&quot;/g, '"').replace(/&amp;/g, '&'));
+    }
+    for (const m of form.body.matchAll(/<select id="[^"]+" name="([^"]+)"[^>]*>([\s\S]*?)<\/select>/g)) {
+      const selected = /<option value="([^"]*)" selected>/.exec(m[2] as string)?.[1];
+      if (selected !== undefined) body.append(m[1] as string, selected);
+    }
+    for (const m of form.body.matchAll(/<input type="checkbox" id="[^"]+" name="([^"]+)" value="([^"]+)" checked>/g))
+      body.append(m[1] as string, m[2] as string);
+    body.set('action', 'issue');
+    expect(body.get('receiver_name')).toBe('Consumidor final');
+    const issued = await t.app.inject({
+      method: 'POST',
+      url: `/dashboard/${issuer.rut}/emitir`,
+      headers: s.headers,
+      payload: body.toString(),
+    });
+    expect(issued.statusCode, issued.body.slice(0, 3000)).toBe(303);
+    const boleta = await t.db.prisma.document.findFirstOrThrow({ where: { issuerId: issuer.id, type: 39, folio } });
+    expect(boleta.estadoSii).toBe('anulado');
   });
 });

@@ -18,6 +18,19 @@ import {
 
 let h: BrowserHarness;
 
+/** English that must not reach a page (the leaks once found on the dashboard, and their family). */
+const ENGLISH =
+  /\b(must|is not allowed|is required|There are no|Invalid|expected|received|not followed|refused|within \d+ ms)\b/;
+
+/** The words of the page's main content, without identifiers shown as code (event types, keys). */
+async function noEnglish(page: import('playwright-core').Page): Promise<void> {
+  // A string, evaluated in the page (the tests are compiled without the DOM's types).
+  const words = (await page.evaluate(
+    `(() => { const m = document.querySelector('main').cloneNode(true); m.querySelectorAll('code').forEach((c) => c.remove()); return m.textContent; })()`,
+  )) as string;
+  expect(words, page.url()).not.toMatch(ENGLISH);
+}
+
 beforeAll(async () => {
   h = await startBrowserHarness({ TIMBRE_WEBHOOKS_ALLOW_PRIVATE: 'true' });
 }, 120_000);
@@ -64,6 +77,7 @@ describe('void and correct from the document', () => {
     expect(await page.inputValue('#type')).toBe('61');
     expect(await page.inputValue('#ref-0-code')).toBe('1');
     await screenshot(page, 'anular-formulario');
+    await noEnglish(page);
     await Promise.all([page.waitForURL(/\/documentos\/61\//), page.click('button[value="issue"]')]); // click 2
     expect(await page.textContent('.notice-ok')).toContain('Documento emitido');
     const note = await h.t.db.prisma.document.findFirstOrThrow({ where: { issuerId: issuer.id, type: 61 } });
@@ -79,6 +93,7 @@ describe('void and correct from the document', () => {
     expect(await page.textContent('main')).toContain(`Anulado por Nota de crédito Nº ${note.folio}`);
     expect(await page.locator('a:has-text("Anular")').count()).toBe(0);
     await screenshot(page, 'anulado');
+    await noEnglish(page);
     await page.click(`.notice a:has-text("Nº ${note.folio}")`);
     expect(page.url()).toContain(`/documentos/61/${note.folio}`);
 
@@ -176,6 +191,7 @@ describe('post/redirect/get: a secret is shown once, a reload creates nothing', 
     await page.reload();
     expect(await h.t.db.prisma.webhookDelivery.count({ where: { issuerId: issuer.id } })).toBe(1);
     await screenshot(page, 'webhook-prueba-fallida');
+    await noEnglish(page);
   });
 
   it('shows a held secret only to the session that created it', async () => {
@@ -213,5 +229,21 @@ describe('keys on the account’s level', () => {
     const box = await revoke.boundingBox();
     expect((box?.x ?? 999) + (box?.width ?? 0)).toBeLessThanOrEqual(390);
     await screenshot(page, 'claves-cuenta');
+    await noEnglish(page);
+  });
+});
+
+describe('setup checklist', () => {
+  it('shows the first steps on a new issuer’s first page, each linking to its page', async () => {
+    const { page, dash } = await signedInOwner(h);
+    await page.goto(dash('documentos'));
+    expect(await page.textContent('.checklist h2')).toBe('Primeros pasos (0 de 5)');
+    await screenshot(page, 'primeros-pasos');
+    await noEnglish(page);
+    await page.click('.checklist a:has-text("Crea una clave API")');
+    expect(page.url()).toBe(dash('claves'));
+    await page.click('button:has-text("Crear clave")');
+    await page.goto(dash('documentos'));
+    expect(await page.textContent('.checklist h2')).toBe('Primeros pasos (1 de 5)');
   });
 });

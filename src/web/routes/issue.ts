@@ -259,6 +259,8 @@ async function noteForm(
   const receiver = model.receiver;
   for (const k of ['rut', 'name', 'activity', 'address', 'comuna', 'city'] as const)
     set(`receiver_${k}`, [receiver[k] ?? '']);
+  // A boleta to the final consumer (66.666.666-6) carries no name; a note needs one.
+  if (!receiver.name && receiver.rut === '66666666-6') set('receiver_name', ['Consumidor final']);
   set('receiver_email', [request.receiver?.email ?? '']);
   if (model.payment) set('payment', [String(model.payment)]);
   const items = code === 2 ? [] : request.items;
