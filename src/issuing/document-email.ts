@@ -17,7 +17,6 @@ import { buildEnvelope, envelopeKindOf } from '../dte/envelope.ts';
 import { DTE_NAMES, type DteType } from '../dte/model.ts';
 import { AppError } from '../errors.ts';
 import type { Document, EmailMessage, Issuer, Prisma } from '../generated/prisma/client.ts';
-import { composeAnswerEmail } from '../receiving/answer-email.ts';
 import { isAccepted } from './document-state.ts';
 import { findIssuedDocument } from './document-status.ts';
 import { documentFile } from './document-files.ts';
@@ -262,4 +261,37 @@ async function recordOutcome(
     data: { state: giveUp ? 'failed' : 'pending', nextRunAt: next, leaseUntil: null, lastError: outcome.error },
   });
   return giveUp;
+}
+
+/**
+ * The answer to a received envelope (queued by src/receiving/answer-email.ts): a short Spanish
+ * text and the signed RespuestaDTE exactly as stored.
+ */
+async function composeAnswerEmail(ctx: AppContext, m: EmailMessage) {
+  const envelope = await ctx.db.prisma.receivedEnvelope.findUniqueOrThrow({
+    where: { id: m.receivedEnvelopeId as string },
+    include: { issuer: true },
+  });
+  if (!envelope.respuestaXml) throw new Error('the envelope has no answer to send');
+  const { issuer } = envelope;
+  const accepted = envelope.estadoRecepEnv === 0;
+  const subject = `Respuesta de recepción de ${issuer.name} (${issuer.rut}): ${envelope.fileName}`;
+  const text =
+    `${issuer.name} (RUT ${issuer.rut}) ha recibido su envío ${envelope.fileName}.\n\n` +
+    `Resultado: ${envelope.estadoRecepEnv} ${envelope.glosa}` +
+    (accepted || !envelope.reason ? '' : ` (${envelope.reason})`) +
+    '.\n\nSe adjunta la respuesta firmada (RespuestaDTE, RecepcionEnvio).\n';
+  return {
+    from: ctx.config.MAIL_FROM,
+    to: m.to,
+    subject,
+    text,
+    attachments: [
+      {
+        filename: `RespuestaDTE_${issuer.rut}_${envelope.number}.xml`,
+        content: Buffer.from(envelope.respuestaXml),
+        contentType: 'application/xml; charset=ISO-8859-1',
+      },
+    ],
+  };
 }

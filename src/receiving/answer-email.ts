@@ -1,13 +1,13 @@
 /**
  * The answer to a supplier by e-mail (README "Received documents"): the signed RespuestaDTE
  * (RecepcionEnvio) that receive.ts built, queued as an `email_messages` row in the transaction
- * that records the envelope and sent by the same worker, retries and lease as a document's
- * e-mail (src/issuing/document-email.ts). It goes to the message's Reply-To, else its From,
+ * that records the envelope and sent (composed too: the sender is below receiving) by the same
+ * worker, retries and lease as a document's e-mail (src/issuing/document-email.ts). It goes to the message's Reply-To, else its From,
  * else the supplier's CorreoEmisor in the DTE; per issuer it can be switched off
  * (`received_mailboxes.answer_by_email`, on when the issuer has no mailbox settings).
  */
 import type { AppContext } from '../context.ts';
-import type { EmailMessage, Issuer, Prisma, ReceivedEnvelope } from '../generated/prisma/client.ts';
+import type { Issuer, Prisma, ReceivedEnvelope } from '../generated/prisma/client.ts';
 import { emailEnabled } from '../issuing/email-queue.ts';
 
 /** A plain address (local@domain), as a mail header or CorreoEmisor gives it; anything else is not answered. */
@@ -48,34 +48,4 @@ export async function queueAnswerEmail(
       nextRunAt: now,
     },
   });
-}
-
-/** The message: a short Spanish text and the RespuestaDTE exactly as signed. */
-export async function composeAnswerEmail(ctx: AppContext, m: EmailMessage) {
-  const envelope = await ctx.db.prisma.receivedEnvelope.findUniqueOrThrow({
-    where: { id: m.receivedEnvelopeId as string },
-    include: { issuer: true },
-  });
-  if (!envelope.respuestaXml) throw new Error('the envelope has no answer to send');
-  const { issuer } = envelope;
-  const accepted = envelope.estadoRecepEnv === 0;
-  const subject = `Respuesta de recepción de ${issuer.name} (${issuer.rut}): ${envelope.fileName}`;
-  const text =
-    `${issuer.name} (RUT ${issuer.rut}) ha recibido su envío ${envelope.fileName}.\n\n` +
-    `Resultado: ${envelope.estadoRecepEnv} ${envelope.glosa}` +
-    (accepted || !envelope.reason ? '' : ` (${envelope.reason})`) +
-    '.\n\nSe adjunta la respuesta firmada (RespuestaDTE, RecepcionEnvio).\n';
-  return {
-    from: ctx.config.MAIL_FROM,
-    to: m.to,
-    subject,
-    text,
-    attachments: [
-      {
-        filename: `RespuestaDTE_${issuer.rut}_${envelope.number}.xml`,
-        content: Buffer.from(envelope.respuestaXml),
-        contentType: 'application/xml; charset=ISO-8859-1',
-      },
-    ],
-  };
 }

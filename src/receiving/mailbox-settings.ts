@@ -11,6 +11,8 @@ import { connectImap, imapErrorText } from './imap.ts';
 
 export const MAILBOX_TLS = ['implicit', 'starttls', 'none'] as const satisfies readonly MailboxTls[];
 
+export type { MailboxTls };
+
 export interface MailboxInput {
   host: string;
   port?: number;

@@ -9,10 +9,10 @@ import type { Issuer } from '../../admin/issuers.ts';
 import { may, type SignedIn } from '../../admin/users.ts';
 import type { AppContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
-import type { MailboxTls } from '../../generated/prisma/client.ts';
 import {
   findMailbox,
   MAILBOX_TLS,
+  type MailboxTls,
   type MailboxTestResult,
   mailboxView,
   removeMailbox,
