@@ -162,6 +162,30 @@ export interface paths {
      */
     get: operations["downloadReceivedAnswer"];
   };
+  "/api/{rut}/buzon": {
+    /**
+     * Get the intercambio mailbox settings
+     * @description The IMAP mailbox where suppliers e-mail their DTEs, read in the background, and how reading it goes. The password is never returned. Owner keys only.
+     */
+    get: operations["getMailbox"];
+    /**
+     * Set the intercambio mailbox
+     * @description The IMAP mailbox where suppliers e-mail their DTEs (the intercambio address registered at the SII). It is read in the background every MAILBOX_POLL_SECONDS; every attachment that parses as an EnvioDTE or DTE goes through the same checks as an upload. Pointing at another host, user or folder starts reading it from its first message. The password is stored encrypted and never returned. Owner keys only.
+     */
+    put: operations["setMailbox"];
+    /**
+     * Remove the intercambio mailbox
+     * @description The mailbox is no longer read and its settings (and password) are dropped. What was received from it stays. Owner keys only.
+     */
+    delete: operations["deleteMailbox"];
+  };
+  "/api/{rut}/buzon/probar": {
+    /**
+     * Test the intercambio mailbox
+     * @description Connects to the IMAP server with the stored settings, logs in and opens the folder, read-only; nothing is read or recorded. `connected` says whether it worked and `message` says how, in Spanish (for the dashboard). Owner keys only.
+     */
+    post: operations["testMailbox"];
+  };
 }
 
 export type webhooks = Record<string, never>;
@@ -5312,6 +5336,779 @@ export interface operations {
             /** @enum {string} */
             code?: "ISSUER_NOT_FOUND" | "RECEIVED_ENVELOPE_NOT_FOUND";
           });
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Get the intercambio mailbox settings
+   * @description The IMAP mailbox where suppliers e-mail their DTEs, read in the background, and how reading it goes. The password is never returned. Owner keys only.
+   */
+  getMailbox: {
+    parameters: {
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+      };
+    };
+    responses: {
+      /** @description The mailbox settings */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            host: string;
+            port: number;
+            /** @enum {string} */
+            tls: "implicit" | "starttls" | "none";
+            user: string;
+            folder: string;
+            answer_by_email: boolean;
+            last_ok_at: string | null;
+            last_error: string | null;
+            last_error_at: string | null;
+            last_uid: number;
+            messages_read: number;
+            updated_at: string;
+            /** @enum {boolean} */
+            ok: true;
+          };
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED";
+          };
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       * - `FORBIDDEN_ROLE`: This API key’s role may not perform this operation.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE";
+          });
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       * - `MAILBOX_NOT_FOUND`: The issuer has no mailbox settings.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND" | "MAILBOX_NOT_FOUND";
+          });
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Set the intercambio mailbox
+   * @description The IMAP mailbox where suppliers e-mail their DTEs (the intercambio address registered at the SII). It is read in the background every MAILBOX_POLL_SECONDS; every attachment that parses as an EnvioDTE or DTE goes through the same checks as an upload. Pointing at another host, user or folder starts reading it from its first message. The password is stored encrypted and never returned. Owner keys only.
+   */
+  setMailbox: {
+    parameters: {
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+      };
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "host": "imap.losandes.cl",
+         *   "user": "dte@losandes.cl",
+         *   "password": "••••••••"
+         * }
+         */
+        "application/json": {
+          host: string;
+          /** @description Default: 993 with implicit TLS, else 143. */
+          port?: number;
+          /**
+           * @description `implicit` (IMAPS, the default), `starttls`, or `none` (a local test server only).
+           * @enum {string}
+           */
+          tls?: "implicit" | "starttls" | "none";
+          user: string;
+          /** @description Required for a new mailbox; omitted, the stored one is kept. Never returned. */
+          password?: string;
+          /** @description Default: INBOX. */
+          folder?: string;
+          /** @description E-mail the signed RespuestaDTE to the sender (default: on). */
+          answer_by_email?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description The mailbox settings */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            host: string;
+            port: number;
+            /** @enum {string} */
+            tls: "implicit" | "starttls" | "none";
+            user: string;
+            folder: string;
+            answer_by_email: boolean;
+            last_ok_at: string | null;
+            last_error: string | null;
+            last_error_at: string | null;
+            last_uid: number;
+            messages_read: number;
+            updated_at: string;
+            /** @enum {boolean} */
+            ok: true;
+          };
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       * - `INVALID_JSON`: The request body is not valid JSON.
+       * - `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be sent with Content-Type: application/json.
+       * - `MAILBOX_PASSWORD_REQUIRED`: A new mailbox needs its password.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "MAILBOX_PASSWORD_REQUIRED";
+          });
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       * - `FORBIDDEN_ROLE`: This API key’s role may not perform this operation.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE";
+          });
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND";
+          };
+        };
+      };
+      /**
+       * @description The request body is larger than 1 MiB
+       *
+       * - `PAYLOAD_TOO_LARGE`: The request body exceeds the 1 MiB limit.
+       */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "PAYLOAD_TOO_LARGE";
+          };
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Remove the intercambio mailbox
+   * @description The mailbox is no longer read and its settings (and password) are dropped. What was received from it stays. Owner keys only.
+   */
+  deleteMailbox: {
+    parameters: {
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+      };
+    };
+    responses: {
+      /** @description The settings were removed */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            ok: true;
+          };
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       * - `INVALID_JSON`: The request body is not valid JSON.
+       * - `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be sent with Content-Type: application/json.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE";
+          });
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       * - `FORBIDDEN_ROLE`: This API key’s role may not perform this operation.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE";
+          });
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       * - `MAILBOX_NOT_FOUND`: The issuer has no mailbox settings.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND" | "MAILBOX_NOT_FOUND";
+          });
+        };
+      };
+      /**
+       * @description The request body is larger than 1 MiB
+       *
+       * - `PAYLOAD_TOO_LARGE`: The request body exceeds the 1 MiB limit.
+       */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "PAYLOAD_TOO_LARGE";
+          };
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Test the intercambio mailbox
+   * @description Connects to the IMAP server with the stored settings, logs in and opens the folder, read-only; nothing is read or recorded. `connected` says whether it worked and `message` says how, in Spanish (for the dashboard). Owner keys only.
+   */
+  testMailbox: {
+    parameters: {
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+      };
+    };
+    responses: {
+      /** @description The outcome of the test (also when the connection failed) */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            ok: true;
+            connected: boolean;
+            message: string;
+            messages: number | null;
+          };
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       * - `INVALID_JSON`: The request body is not valid JSON.
+       * - `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be sent with Content-Type: application/json.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE";
+          });
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       * - `FORBIDDEN_ROLE`: This API key’s role may not perform this operation.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE";
+          });
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       * - `MAILBOX_NOT_FOUND`: The issuer has no mailbox settings.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND" | "MAILBOX_NOT_FOUND";
+          });
+        };
+      };
+      /**
+       * @description The request body is larger than 1 MiB
+       *
+       * - `PAYLOAD_TOO_LARGE`: The request body exceeds the 1 MiB limit.
+       */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "PAYLOAD_TOO_LARGE";
+          };
         };
       };
       /**
