@@ -3,7 +3,7 @@
  * `received_mailboxes` and bounded waits: a mailbox that does not answer fails the read (the
  * error recorded on the mailbox, retried later), it never holds a worker.
  */
-import { ImapFlow, type ImapFlowOptions } from 'imapflow';
+import type { ImapFlow, ImapFlowOptions } from 'imapflow';
 import type { MailboxTls } from '../generated/prisma/client.ts';
 
 export interface ImapSettings {
@@ -37,7 +37,9 @@ export async function connectImap(s: ImapSettings, opts: { maxMessageBytes?: num
       maxResponseSize: opts.maxMessageBytes * 2 + 1024 * 1024,
     }),
   };
-  const client = new ImapFlow(options);
+  // Loaded on first use: the CLI and an instance without mailboxes never pay for it.
+  const { ImapFlow: Client } = await import('imapflow');
+  const client = new Client(options);
   // An error after connecting (a dropped socket) is reported by the pending command; without a
   // listener the emitter would throw it at the process.
   client.on('error', () => {});

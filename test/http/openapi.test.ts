@@ -464,6 +464,35 @@ describe('every error answer is documented on its operation', () => {
       code: 'RECEIVED_ENVELOPE_NOT_FOUND',
       request: () => ({ method: 'GET', url: `/api/${rut}/recibidos_envios/1/respuesta`, headers: auth(owner) }),
     },
+    {
+      name: 'no mailbox set',
+      op: 'getMailbox',
+      code: 'MAILBOX_NOT_FOUND',
+      request: () => ({ method: 'GET', url: `/api/${rut}/buzon`, headers: auth(owner) }),
+    },
+    {
+      name: 'a new mailbox without its password',
+      op: 'setMailbox',
+      code: 'MAILBOX_PASSWORD_REQUIRED',
+      request: () => ({
+        method: 'PUT',
+        url: `/api/${rut}/buzon`,
+        headers: auth(owner),
+        payload: { host: 'imap.example.cl', user: 'dte@example.cl' },
+      }),
+    },
+    {
+      name: 'viewer removing the mailbox (owner only)',
+      op: 'deleteMailbox',
+      code: 'FORBIDDEN_ROLE',
+      request: () => ({ method: 'DELETE', url: `/api/${rut}/buzon`, headers: auth(viewer) }),
+    },
+    {
+      name: 'testing no mailbox',
+      op: 'testMailbox',
+      code: 'MAILBOX_NOT_FOUND',
+      request: () => ({ method: 'POST', url: `/api/${rut}/buzon/probar`, headers: auth(owner) }),
+    },
   ];
 
   for (const c of cases) {
@@ -509,6 +538,7 @@ describe('the description', () => {
     const ids = operations().map((o) => o.op.operationId);
     expect(ids.sort()).toEqual([
       'createWebhook',
+      'deleteMailbox',
       'deleteWebhook',
       'downloadPdf',
       'downloadReceivedAnswer',
@@ -518,6 +548,7 @@ describe('the description', () => {
       'downloadXml',
       'emailDocument',
       'getDocumentStatus',
+      'getMailbox',
       'getReceivedDocument',
       'issueDocument',
       'listDocuments',
@@ -531,6 +562,8 @@ describe('the description', () => {
       'redeliverEvent',
       'requestFolios',
       'resubmitDocument',
+      'setMailbox',
+      'testMailbox',
       'testWebhook',
     ]);
     const tags = new Set((doc.tags as Json[]).map((tag) => tag.name));
