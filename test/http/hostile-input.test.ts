@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
 import { issueDocument } from '../../src/issuing/issue-document.ts';
 import { factura } from '../helpers/requests.ts';
+import { documentContent } from '../../src/issuing/document-content.ts';
 
 let t: TestApp;
 let rut: string;
@@ -111,7 +112,7 @@ describe('no 500', () => {
     const doc = await t.ctx.db.prisma.document.findFirstOrThrow({
       where: { folio: res.json().folio, issuer: { rut } },
     });
-    expect(doc.ted).toMatch(/<IT1>[^<]+<\/IT1>/);
+    expect((await documentContent(t.ctx, doc)).ted).toMatch(/<IT1>[^<]+<\/IT1>/);
   });
 
   it.each(['%00', '%01x', 'a%00b'])('GET /emisiones?q=%s → 400', async (q) => {

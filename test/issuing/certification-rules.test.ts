@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
 import { factura, RECEIVER, requestFor } from '../helpers/requests.ts';
-import { signedXmlOf } from '../../src/issuing/document-content.ts';
+import { documentContent, signedXmlOf } from '../../src/issuing/document-content.ts';
 
 /** The real date of the run (the injected clock): 2026-11-23 in Santiago. */
 const NOW = new Date('2026-11-23T15:00:00Z');
@@ -378,8 +378,9 @@ describe('rule 11: TED text escapes quotes as the MUE says', () => {
       factura({ receiver: { ...RECEIVER, name: '"\'"' }, items: [{ name: '""', qty: 1, price: 100 }] }),
     );
     const row = await t.ctx.db.prisma.document.findFirstOrThrow({ where: { type: d.type, folio: d.folio } });
-    expect(row.ted).toContain('<RSR>&quot;&apos;&quot;</RSR>');
-    expect(row.ted).toContain('<IT1>&quot;&quot;</IT1>');
+    const { ted } = await documentContent(t.ctx, row);
+    expect(ted).toContain('<RSR>&quot;&apos;&quot;</RSR>');
+    expect(ted).toContain('<IT1>&quot;&quot;</IT1>');
   });
 });
 
