@@ -537,9 +537,14 @@ describe('the description', () => {
   it('names every operation, with a summary, a description, an example and named answers', () => {
     const ids = operations().map((o) => o.op.operationId);
     expect(ids.sort()).toEqual([
+      'acceptReceivedDocument',
+      'claimReceivedDocument',
       'createWebhook',
+      'decideReceivedDocuments',
       'deleteMailbox',
       'deleteWebhook',
+      'downloadDecisionRecibos',
+      'downloadDecisionResultado',
       'downloadPdf',
       'downloadReceivedAnswer',
       'downloadReceivedEnvelope',

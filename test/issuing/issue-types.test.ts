@@ -115,6 +115,7 @@ describe('status in sandbox', () => {
       env: 'sandbox',
       estado_sii: 'local',
       sii: null,
+      receiver_action: null,
     });
   });
 });
