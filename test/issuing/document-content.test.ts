@@ -169,7 +169,14 @@ describe('a document event', () => {
     const doc = await row(rut, d);
     const [event] = await t.db.prisma.event.findMany({ where: { documentId: doc.id, type: 'document.issued' } });
     expect(event!.fromDocument).toBe(true);
-    expect(Object.keys(event!.data as object).sort()).toEqual(['email', 'estado_sii', 'receiver_action', 'sii', 'track_id', 'voided_by']);
+    expect(Object.keys(event!.data as object).sort()).toEqual([
+      'email',
+      'estado_sii',
+      'receiver_action',
+      'sii',
+      'track_id',
+      'voided_by',
+    ]);
     // What the code before wrote whole (jsonb keeps no key order, so neither did its webhook bodies).
     const whole = await documentEventData(t.ctx, t.db.prisma, rut, doc);
     const [read] = await eventPayloads(t.ctx, [event!]);
