@@ -188,6 +188,30 @@ export function decodeReceived(bytes: Buffer): Decoded {
 const describeUri = (uri: string | undefined) =>
   uri === undefined ? '(nada)' : uri === '' ? 'el documento completo (URI="")' : uri;
 
+/** The verifier's reasons (src/dte/xmldsig.ts, English like the rest of src/dte) in the Spanish of a check's detail. */
+const SIGNATURE_REASONS: [RegExp, string][] = [
+  [/^digest mismatch$/, 'el contenido firmado fue modificado (DigestValue no corresponde)'],
+  [/^SignatureValue does not verify$/, 'el SignatureValue no corresponde a la clave del certificado'],
+  [/^KeyInfo missing$/, 'falta KeyInfo'],
+  [/^no usable key in KeyInfo$|^no key$/, 'KeyInfo no trae una clave pública utilizable'],
+  [/^SignedInfo missing$/, 'falta SignedInfo'],
+  [/^exactly one Reference expected$/, 'se esperaba exactamente una Reference'],
+  [/^unsupported Transform$/, 'Transform no admitido'],
+  [/^unsupported DigestMethod$/, 'DigestMethod no admitido (se espera SHA-1)'],
+  [/^unsupported CanonicalizationMethod (.*)$/, 'CanonicalizationMethod no admitido: $1'],
+  [/^unsupported SignatureMethod (.*)$/, 'SignatureMethod no admitido: $1'],
+  [/^unsupported Reference URI (.*)$/, 'URI de Reference no admitida: $1'],
+  [/^referenced element (.*) not found$/, 'no existe el elemento referenciado $1'],
+  [/^not well-formed XML: (.*)$/, 'XML mal formado: $1'],
+  [/^no Signature under the root element$/, 'no hay Signature bajo el elemento raíz'],
+];
+
+function signatureReason(reason: string | undefined): string {
+  if (!reason) return 'motivo desconocido';
+  for (const [pattern, spanish] of SIGNATURE_REASONS) if (pattern.test(reason)) return reason.replace(pattern, spanish);
+  return reason;
+}
+
 const pass = (check: CheckName, detail: string): CheckResult => ({ check, ok: true, detail });
 const fail = (check: CheckName, detail: string): CheckResult => ({ check, ok: false, detail });
 
@@ -238,7 +262,8 @@ function envelopeSignature(
       digest,
     };
   }
-  if (!check.valid) return { ok: false, detail: `la firma del SetDTE no verifica: ${check.reason}`, digest };
+  if (!check.valid)
+    return { ok: false, detail: `la firma del SetDTE no verifica: ${signatureReason(check.reason)}`, digest };
   return { ok: true, detail: `firma del SetDTE #${setId} válida`, digest };
 }
 
@@ -434,7 +459,11 @@ async function checkDocument(
     );
   }
   if (!signature.valid) {
-    return done(ESTADO_RECEP_DTE.SIGNATURE, 'dte_signature', `la firma del Documento no verifica: ${signature.reason}`);
+    return done(
+      ESTADO_RECEP_DTE.SIGNATURE,
+      'dte_signature',
+      `la firma del Documento no verifica: ${signatureReason(signature.reason)}`,
+    );
   }
   checks.push(pass('dte_signature', `firma del Documento #${dte.documentId} válida`));
 

@@ -221,7 +221,9 @@ describe('a tampered factura', () => {
       accepted: false,
       estado_recep_env: 2,
       glosa: 'Envio Rechazado - Error de Firma',
-      reason: expect.stringContaining('la firma del SetDTE no verifica: digest mismatch'),
+      reason: expect.stringContaining(
+        'la firma del SetDTE no verifica: el contenido firmado fue modificado (DigestValue no corresponde)',
+      ),
       received: [],
     });
     expect(await storedCount(issuer.id)).toBe(0);
@@ -251,7 +253,8 @@ describe('a tampered factura', () => {
           folio: 9,
           estado_recep_dte: 1,
           glosa: 'DTE No Recibido - Error de Firma',
-          reason: 'la firma del Documento no verifica: digest mismatch',
+          reason:
+            'la firma del Documento no verifica: el contenido firmado fue modificado (DigestValue no corresponde)',
         },
       ],
       received: [],
@@ -263,7 +266,7 @@ describe('a tampered factura', () => {
     expect((await eventsOf(issuer.id, 'received.refused'))[0]!.data).toMatchObject({
       folio: 9,
       estado_recep_dte: 1,
-      reason: 'la firma del Documento no verifica: digest mismatch',
+      reason: 'la firma del Documento no verifica: el contenido firmado fue modificado (DigestValue no corresponde)',
     });
   });
 
