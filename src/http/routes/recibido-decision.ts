@@ -24,6 +24,20 @@ const DECISION_WORDS =
   "watch the `received.accepted` / `received.claimed` events), `refused` with the SII's code in `sii`. Sandbox issuers decide locally (`local`), nothing is sent. " +
   'Once it holds, the signed ResultadoDTE (`resultado_url`) and, with a receipt, the EnvioRecibos (`recibos_url`) are e-mailed to the supplier: `email`, else CorreoEmisor of its DTE.';
 
+const decisionResponse = {
+  200: z.object({ ok: z.literal(true), decision: decisionSchema }),
+  ...commonErrors,
+  409: errorResponse,
+  422: errorResponse,
+};
+
+/** The received document a decision is about, its supplier's RUT as the list writes it. */
+const documentKey = (p: { emisor: string; type: number; folio: number }) => ({
+  emisor: normalizeRut(p.emisor) ?? p.emisor,
+  type: p.type,
+  folio: p.folio,
+});
+
 export function recibidoDecisionRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
@@ -45,23 +59,14 @@ export function recibidoDecisionRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           }),
           params: receivedParams,
           body: acceptBody,
-          response: {
-            200: z.object({ ok: z.literal(true), decision: decisionSchema }),
-            ...commonErrors,
-            409: errorResponse,
-            422: errorResponse,
-          },
+          response: decisionResponse,
         },
       },
       async (request) => {
-        const { issuer } = requireAuth(request);
-        const p = request.params;
-        const decision = await decide(
-          ctx,
-          issuer,
-          { emisor: normalizeRut(p.emisor) ?? p.emisor, type: p.type, folio: p.folio },
-          { kind: 'accept', ...request.body },
-        );
+        const decision = await decide(ctx, requireAuth(request).issuer, documentKey(request.params), {
+          kind: 'accept',
+          ...request.body,
+        });
         return { ok: true as const, decision };
       },
     );
@@ -97,23 +102,14 @@ export function recibidoDecisionRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           }),
           params: receivedParams,
           body: claimBody,
-          response: {
-            200: z.object({ ok: z.literal(true), decision: decisionSchema }),
-            ...commonErrors,
-            409: errorResponse,
-            422: errorResponse,
-          },
+          response: decisionResponse,
         },
       },
       async (request) => {
-        const { issuer } = requireAuth(request);
-        const p = request.params;
-        const decision = await decide(
-          ctx,
-          issuer,
-          { emisor: normalizeRut(p.emisor) ?? p.emisor, type: p.type, folio: p.folio },
-          { kind: 'claim', ...request.body },
-        );
+        const decision = await decide(ctx, requireAuth(request).issuer, documentKey(request.params), {
+          kind: 'claim',
+          ...request.body,
+        });
         return { ok: true as const, decision };
       },
     );
