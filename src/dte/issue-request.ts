@@ -357,6 +357,8 @@ function typeRules(req: BaseRequest, ctx: z.RefinementCtx): void {
  * aborting issue), so a field is never reported twice.
  */
 function missingReceiverFields(req: BaseRequest, ctx: z.RefinementCtx): void {
+  // Runs after an aborting issue, so the body may not even be an object (`null`, a number).
+  if (req === null || typeof req !== 'object') return;
   const type = req.type as DteType;
   const receiver = req.receiver as Partial<Record<string, unknown>> | undefined;
   if (!(DTE_TYPES as readonly number[]).includes(type) || isBoleta(type)) return;

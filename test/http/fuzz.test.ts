@@ -13,7 +13,7 @@ let rut: string;
 let auth: Record<string, string>;
 
 beforeAll(async () => {
-  t = await buildTestApp({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+  t = await buildTestApp({ env: { RATE_LIMIT_PER_MINUTE: '100000', AUTH_FAILURES_PER_MINUTE: '100000' } });
   rut = (await createTestIssuer(t.ctx)).rut;
   auth = { authorization: `Bearer ${await createTestKey(t.ctx, rut, 'owner')}` };
   // One document so that the sandbox CAF exists and folio consumption is observable.
@@ -89,6 +89,21 @@ const bodyArb = fc.oneof(
 );
 
 describe('fuzzing', () => {
+  it('a JSON body that is not an object (null, a number, a string, an array) is a 400 naming the body', async () => {
+    const before = await consumed();
+    for (const payload of ['null', '1', '"x"', '[]', 'true']) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/api/${rut}/emitir`,
+        headers: { ...auth, 'content-type': 'application/json' },
+        payload,
+      });
+      expect(res.statusCode, `${payload} → ${res.body}`).toBe(400);
+      expect(res.json()).toMatchObject({ ok: false, code: 'VALIDATION_FAILED', details: [{ path: 'body' }] });
+    }
+    expect(await consumed()).toBe(before);
+  });
+
   it('emitir: never 500, rejected requests consume no folio', async () => {
     await fc.assert(
       fc.asyncProperty(bodyArb, async (body) => {
