@@ -4,6 +4,7 @@ CREATE TABLE "cessions" (
     "issuer_id" UUID NOT NULL,
     "document_id" UUID NOT NULL,
     "seq" INTEGER NOT NULL,
+    "cedente_email" TEXT NOT NULL,
     "cesionario_rut" TEXT NOT NULL,
     "cesionario_razon_social" TEXT NOT NULL,
     "cesionario_direccion" TEXT NOT NULL,
