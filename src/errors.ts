@@ -112,6 +112,17 @@ export const ERROR_CATALOG = {
     message: 'The SII rejected this document; it is not e-mailed to the receiver.',
   },
   EMAIL_NO_RECIPIENT: { status: 422, message: 'The document has no receiver e-mail; send "to" with the addresses.' },
+  // Cesión (factoring) of issued facturas at the SII's RPETC (src/cession/)
+  DOCUMENT_NOT_CEDIBLE: {
+    status: 422,
+    message: 'The document cannot be ceded (type, state or the SII\'s consultarDocDteCedible says why).',
+  },
+  CESSION_IN_PROGRESS: { status: 409, message: 'A cesión of this document is already on its way to the SII.' },
+  DOCUMENT_CEDED: {
+    status: 422,
+    message: 'The factura is ceded: it belongs to the cesionario now, and the debtor pays them.',
+  },
+  CESSION_NOT_FOUND: { status: 404, message: 'No cesión with that id exists for this issuer.' },
   // The intercambio mailbox (src/receiving/mailbox-settings.ts)
   MAILBOX_NOT_FOUND: { status: 404, message: 'The issuer has no mailbox settings.' },
   MAILBOX_PASSWORD_REQUIRED: { status: 400, message: 'A new mailbox needs its password.' },

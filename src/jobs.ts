@@ -27,6 +27,8 @@
  *   facturas whose SII reception is due to be asked (src/receiving/reception-clock.ts), each
  *   row under its own lease; and issued facturas whose customer's actions are due to be listed
  *   (src/issuing/receiver-actions.ts).
+ * - Cesiones (src/cession/cession-jobs.ts): every JOBS_POLL_SECONDS, due ones (an upload to retry,
+ *   an envío to ask about), one batch at a time, each under its own lease.
  *
  * An instance with JOBS_ENABLED=false runs none of it: what it stores is due in the database,
  * where the instances that run jobs find it.
@@ -43,6 +45,7 @@ import { decisionEmail } from './receiving/decision-email.ts';
 import { dueDecisions, registerDecision } from './receiving/decisions.ts';
 import { scanDeadlineEvents } from './receiving/deadline-events.ts';
 import { checkReceptions } from './receiving/reception-clock.ts';
+import { dueCessions, runCession } from './cession/cession-jobs.ts';
 import { readDueMailboxes } from './receiving/mailbox-reader.ts';
 
 /** The outbox rows that are not an issued document's, read by the part that owns them. */
@@ -59,6 +62,9 @@ const SUBMISSION_CONCURRENCY = 4;
 
 /** Pending decisions one look registers, one after the other (each a call or two to the SII). */
 const DECISION_BATCH = 10;
+
+/** Cesión steps one look runs, one after the other (each a call or two to the SII). */
+const CESSION_BATCH = 10;
 
 /** How long stopping waits for the submission steps under way before leaving them to their leases. */
 const STOP_WAIT_MS = 10_000;
@@ -207,6 +213,22 @@ export function startJobs(ctx: AppContext, opts: { work: boolean }): JobQueue {
       });
   };
 
+  // Cesiones (src/cession/cession-jobs.ts): one batch at a time, each under its own lease.
+  let ceding: Promise<void> | null = null;
+  const lookForCessions = () => {
+    if (ceding || stopped) return;
+    ceding = (async () => {
+      for (const id of await dueCessions(ctx, CESSION_BATCH)) {
+        if (stopped) return;
+        await runCession(ctx, id).catch((err: unknown) => ctx.log.error({ err, cession: id }, 'cesión step failed'));
+      }
+    })()
+      .catch((err: unknown) => ctx.log.error({ err }, 'cesión worker failed'))
+      .finally(() => {
+        ceding = null;
+      });
+  };
+
   const scan = () => {
     scanTimeEvents(ctx).catch((err: unknown) => ctx.log.error({ err }, 'time-based event scan failed'));
     scanDeadlineEvents(ctx).catch((err: unknown) => ctx.log.error({ err }, '8-day clock event scan failed'));
@@ -242,6 +264,8 @@ export function startJobs(ctx: AppContext, opts: { work: boolean }): JobQueue {
   every(ctx.config.JOBS_POLL_SECONDS * 1000, lookForSubmissions);
   lookForDecisions();
   every(ctx.config.JOBS_POLL_SECONDS * 1000, lookForDecisions);
+  lookForCessions();
+  every(ctx.config.JOBS_POLL_SECONDS * 1000, lookForCessions);
   scheduleEvents(0);
   scan();
   every(ctx.config.EVENTS_SCAN_SECONDS * 1000, scan);
@@ -268,7 +292,7 @@ export function startJobs(ctx: AppContext, opts: { work: boolean }): JobQueue {
           waited = setTimeout(resolve, STOP_WAIT_MS);
         }),
       ]);
-      await Promise.all([stepsDone, ...attempts, emailing, reading, registering]);
+      await Promise.all([stepsDone, ...attempts, emailing, reading, registering, ceding]);
       clearTimeout(waited);
     },
   };

@@ -62,6 +62,13 @@ export const RULES = {
     () => 'the discount amounts to $0 on this line (DescuentoMonto must be at least 1): remove it',
   ),
   'type.unknown': rule<{ types: string }>((p) => `must be one of ${p.types}`),
+  // A cesión (src/cession/cede.ts; the RPETC's rules, ITEC p.5).
+  'cession.monto_over_total': rule<{ total: number }>((p) => `must not exceed the document's total (${p.total})`),
+  'cession.due_before_issue': rule<{ date: string }>((p) => `must not be before the document's date (${p.date})`),
+  'cession.cesionario_is_issuer': rule(() => 'must not be the issuer itself (the cedente)'),
+  'cession.email_required': rule(
+    () => "is required: the issuer has no e-mail on record for the AEC's Cedente (eMail)",
+  ),
   // The issue request: receiver, lines, references, guías, boletas (src/dte/issue-request.ts).
   'receiver.required': rule(() => 'is required for this document type'),
   'receiver.name_required': rule(() => 'is required for this document type (RznSocRecep)'),

@@ -41,6 +41,11 @@ export const EVENT_TYPES = [
   'document.accepted_by_receiver',
   'document.claimed',
   'document.tacitly_accepted',
+  // Cesión of an issued factura at the SII's RPETC (README "Cesión"): the registry accepted the
+  // AEC (EOK, the cesionario holds the factura now), or refused it (upload STATUS or RSC … RCS).
+  // data: { cesion } — the cesión as GET /api/{rut}/cesiones lists it.
+  'cession.registered',
+  'cession.rejected',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -22,12 +22,13 @@ import { DTE_TYPES, type DteDocument, type DteType, type ReceiverInfo } from '..
 import { AppError, validationError } from '../errors.ts';
 import { ruleDetail } from '../rules.ts';
 import { documentContent } from './document-content.ts';
+import { LIVE_CESSION_STATES } from '../events/cession-view.ts';
 import { type Document, type Environment, type Issuer, Prisma } from '../generated/prisma/client.ts';
 
 const isOwnDteType = (t: string): t is `${DteType}` => (DTE_TYPES as readonly number[]).map(String).includes(t);
 
 /** Where the rules read from: the pool (early check) or the storing transaction (re-check). */
-type Reader = Pick<Prisma.TransactionClient, 'document'>;
+type Reader = Pick<Prisma.TransactionClient, 'document' | 'cession'>;
 
 export interface ReferenceCheck {
   /** The document a voiding note (61 CodRef 1, or a 56 voiding a 61) voids. */
@@ -90,6 +91,7 @@ export async function checkReferences(
     }
     const t = doc.totals;
     const credits = doc.type === 61 && (ref.code === 1 || ref.code === 3);
+    if (credits) await refuseCeded(reader, target, i);
     if (ref.code === 1 || credits) out.lockIds.push(target.id);
     const others = ref.code === 1 || credits ? await notesAgainst(ctx, reader, target) : [];
     if (ref.code === 1) {
@@ -150,6 +152,27 @@ export async function checkReferences(
     }
   }
   return out;
+}
+
+/**
+ * A credit note that voids (CodRef 1) or changes the amounts (CodRef 3) of a ceded factura
+ * (README "Cesión"): the factura belongs to the cesionario, who collects it from the debtor;
+ * the issuer may no longer reduce it. A cesión in flight counts: it may be registered any moment.
+ */
+async function refuseCeded(reader: Reader, target: Document, i: number): Promise<void> {
+  const cession = await reader.cession.findFirst({
+    where: {
+      issuerId: target.issuerId,
+      documentId: target.id,
+      estado: { in: [...LIVE_CESSION_STATES] },
+    },
+    select: { cesionarioRut: true, estado: true },
+  });
+  if (!cession) return;
+  throw new AppError(
+    'DOCUMENT_CEDED',
+    `refs[${i}]: document ${target.type}/${target.folio} is ceded to ${cession.cesionarioRut} (cesión ${cession.estado}): the factura belongs to the cesionario now and the debtor pays them; a credit note may not void it or reduce its amounts.`,
+  );
 }
 
 /**

@@ -80,6 +80,10 @@ const BY_CODE: Record<ErrorCode, string> = {
   EMAIL_DOCUMENT_REJECTED: 'El SII rechazó este documento: no se envía al receptor.',
   MAILBOX_NOT_FOUND: 'La empresa no tiene un buzón de intercambio configurado.',
   MAILBOX_PASSWORD_REQUIRED: 'Un buzón nuevo necesita su contraseña.',
+  DOCUMENT_NOT_CEDIBLE: 'Este documento no se puede ceder.',
+  CESSION_IN_PROGRESS: 'Ya hay una cesión de este documento en curso en el SII.',
+  DOCUMENT_CEDED: 'La factura está cedida: pertenece al cesionario y el deudor le paga a él.',
+  CESSION_NOT_FOUND: 'No existe esa cesión para este emisor.',
   INTERNAL: 'Ocurrió un error interno. Inténtalo de nuevo; si persiste, contáctanos.',
 };
 
@@ -122,6 +126,10 @@ const BY_RULE: Spanish = {
   'amount.too_large': () => 'El monto es demasiado grande.',
   'amount.over_limit': () => 'El monto es demasiado grande (máximo 12 dígitos).',
   'amount.discount_zero': () => 'El descuento equivale a $ 0 en esta línea: quítalo.',
+  'cession.monto_over_total': (p) => `No puede superar el total del documento (${money(Number(p.total))}).`,
+  'cession.due_before_issue': (p) => `No puede ser anterior a la fecha de emisión (${formatDate(String(p.date))}).`,
+  'cession.cesionario_is_issuer': () => 'El cesionario no puede ser el mismo emisor (cedente).',
+  'cession.email_required': () => 'Indica el correo del cedente: el emisor no tiene uno registrado.',
   'type.unknown': (p) => `Debe ser uno de estos tipos: ${p.types}.`,
   'receiver.required': () => 'Indica el receptor: este tipo de documento lo exige.',
   'receiver.name_required': () => 'Es obligatorio en este tipo de documento.',

@@ -74,6 +74,7 @@ export function emitirRoute(ctx: AppContext): FastifyPluginAsyncZod {
             errors: [
               'TOTALS_MISMATCH',
               'REFERENCE_NOT_FOUND',
+              'DOCUMENT_CEDED',
               'NO_CERTIFICATE',
               'CERTIFICATE_EXPIRED',
               'CERTIFICATE_NOT_YET_VALID',

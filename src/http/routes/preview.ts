@@ -41,7 +41,7 @@ export function previewRoute(ctx: AppContext): FastifyPluginAsyncZod {
               'Same body as emitir. Validates and computes exactly as emitir would and answers the totals and lines, without reserving a folio or storing anything. With `?format=pdf` the answer is instead the printed document (`application/pdf`) marked "BORRADOR — SIN FOLIO", without the PDF417 stamp. Any role.',
             tags: ['documents'],
             success: 'The computed document, not issued',
-            errors: ['TOTALS_MISMATCH', 'REFERENCE_NOT_FOUND'],
+            errors: ['TOTALS_MISMATCH', 'REFERENCE_NOT_FOUND', 'DOCUMENT_CEDED'],
             example: {
               request: { type: 39, items: [{ name: 'Café grano 1 kg', qty: 2, price: 11990 }] },
               response: {

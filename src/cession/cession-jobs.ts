@@ -1,0 +1,337 @@
+/**
+ * Taking a stored cesión to the SII's RPETC and following it to a final state (README "Cesión";
+ * the SII's RPUP upload and RPWS status service). The model is issuing's submissions
+ * (src/issuing/submissions.ts): one SII call per step, under a lease, the next due time in the row.
+ *
+ *   pendiente ──upload (STATUS 0)──▶ enviada ──getEstEnvio…──▶ aceptada (EOK: cession.registered)
+ *     │  ▲                                                  └──▶ rechazada (RSC … RCS: cession.rejected)
+ *     │  └── SII unreachable: retry with backoff
+ *     ├──▶ rechazada (STATUS 1, 2, 4, 6: the upload is refused for good)
+ *     └── sent, no answer (upload_started_at stays set) ──▶ ask getEstCesion first: the registry
+ *         shows the cesión (holder = cesionario) → aceptada; after the processing window, not
+ *         there → the same AEC bytes are uploaded again.
+ *
+ * `upload_started_at` is written before each upload and cleared by any definitive answer, so a
+ * process killed mid-upload leaves the same trace as a lost answer. An upload sent again after
+ * an ambiguity may be refused (RCS) because the first one did arrive and was registered: a
+ * refusal of a cesión uploaded more than once is checked against getEstCesion before it counts.
+ */
+import type { AppContext } from '../context.ts';
+import type { SigningCertificate } from '../dte/certificate.ts';
+import { normalizeRut } from '../dte/rut.ts';
+import { recordEvent } from '../events/record.ts';
+import type { EventType } from '../events/types.ts';
+import type { Cession, Document, Issuer } from '../generated/prisma/client.ts';
+import { signingCertificate } from '../issuing/key-material.ts';
+import { backoff } from '../issuing/submissions.ts';
+import { SiiAmbiguousError, SiiAuthError, SiiProtocolError, SiiUnavailableError } from '../sii/types.ts';
+import { type CessionState, cessionView } from '../events/cession-view.ts';
+
+/** How long a worker owns a cesión it is processing (longer than any SII call). */
+const LEASE_MS = 3 * 60_000;
+
+/**
+ * getEstCesion checks after an ambiguous upload before the AEC is sent again (SII_POLL_INTERVAL_MS
+ * doubling: 15 s … 2 min, ~4 min in all by default): the registry processes an AEC in steps.
+ */
+const AMBIGUOUS_CHECKS = 4;
+
+/** RTCAnotEnvio STATUS codes that refuse an upload for good (RPUP); the rest are retried. */
+const FINAL_UPLOAD_REFUSALS: Record<number, string> = {
+  1: 'El usuario no tiene permiso para enviar cesiones del cedente',
+  2: 'El archivo excede el tamaño permitido',
+  4: 'Faltan parámetros de entrada en el envío',
+  6: 'La empresa no está autorizada como emisor electrónico',
+};
+
+interface Outcome {
+  estado: CessionState;
+  nextInMs: number | null;
+  data?: Partial<
+    Pick<Cession, 'trackId' | 'siiEstado' | 'siiGlosa' | 'lastError' | 'holderRut' | 'uploadStartedAt' | 'polls'>
+  >;
+  event?: EventType;
+}
+
+interface StepContext {
+  cession: Cession;
+  document: Document;
+  issuer: Issuer;
+  cert: SigningCertificate;
+}
+
+/** This worker's lease on a cesión ended and another worker took it over. */
+class LeaseLost extends Error {}
+
+async function claim(ctx: AppContext, id: string, force: boolean): Promise<Cession | null> {
+  const now = ctx.clock();
+  const rows = await ctx.db.prisma.$queryRaw<{ id: string }[]>`
+    UPDATE cessions
+       SET lease_until = ${new Date(now.getTime() + LEASE_MS)}, updated_at = ${now}
+     WHERE id = ${id}::uuid
+       AND estado IN ('pendiente', 'enviada')
+       AND (lease_until IS NULL OR lease_until < ${now})
+       AND (${force} OR next_run_at <= ${now})
+     RETURNING id`;
+  if (rows.length === 0) return null;
+  return ctx.db.prisma.cession.findUniqueOrThrow({ where: { id } });
+}
+
+/** Runs a cesión's next step if it is due (or `force`) and nobody holds it; false when there was nothing to do. */
+export async function runCession(ctx: AppContext, id: string, opts: { force?: boolean } = {}): Promise<boolean> {
+  const cession = await claim(ctx, id, opts.force ?? false);
+  if (!cession) return false;
+  let outcome: Outcome;
+  let sc: StepContext | null = null;
+  try {
+    sc = await loadContext(ctx, cession);
+    outcome = await step(ctx, sc);
+  } catch (err) {
+    if (err instanceof LeaseLost) {
+      ctx.log.warn({ cession: id }, 'cesión lease lost before the upload; the new holder goes on');
+      return false;
+    }
+    ctx.log.error({ err, cession: id }, 'cesión step failed');
+    outcome = {
+      estado: cession.estado as CessionState,
+      nextInMs: backoff(ctx.config.SII_RETRY_BASE_MS, cession.attempts + 1),
+      data: { lastError: `internal error: ${(err as Error).message}` },
+    };
+  }
+  return save(ctx, cession, sc, outcome);
+}
+
+/** The first step of a cesión just stored (the ceder call), at once. */
+export async function runCessionNow(ctx: AppContext, id: string): Promise<boolean> {
+  return runCession(ctx, id, { force: true });
+}
+
+async function loadContext(ctx: AppContext, cession: Cession): Promise<StepContext> {
+  const document = await ctx.db.prisma.document.findUniqueOrThrow({ where: { id: cession.documentId } });
+  const issuer = await ctx.db.prisma.issuer.findUniqueOrThrow({ where: { id: cession.issuerId } });
+  const { cert } = await signingCertificate(ctx, issuer, true);
+  return { cession, document, issuer, cert };
+}
+
+/** Writes a step's outcome (and its event) while this worker still holds the lease. */
+async function save(ctx: AppContext, c: Cession, sc: StepContext | null, o: Outcome): Promise<boolean> {
+  const now = ctx.clock();
+  const nextRunAt = o.nextInMs === null ? now : new Date(now.getTime() + o.nextInMs);
+  const saved = await ctx.db.prisma.$transaction(async (tx) => {
+    const held = await tx.cession.updateMany({
+      where: { id: c.id, leaseUntil: c.leaseUntil },
+      data: { estado: o.estado, leaseUntil: null, nextRunAt, ...o.data },
+    });
+    if (held.count === 0) {
+      ctx.log.warn({ cession: c.id, estado: o.estado }, 'cesión lease lost during the step; its outcome is dropped');
+      return false;
+    }
+    if (o.event && sc) {
+      const updated = await tx.cession.findUniqueOrThrow({ where: { id: c.id } });
+      await recordEvent(
+        tx,
+        {
+          issuerId: c.issuerId,
+          type: o.event,
+          documentId: c.documentId,
+          dedupeKey: `${o.event}:${c.id}`,
+          data: { cesion: cessionView(ctx.config, sc.issuer.rut, updated, sc.document) },
+        },
+        now,
+      );
+    }
+    return true;
+  });
+  if (saved && o.event) ctx.jobs?.nudge();
+  return saved;
+}
+
+function describe(err: unknown): string {
+  if (err instanceof SiiUnavailableError) return `the SII could not be reached (${err.message})`;
+  if (err instanceof SiiAmbiguousError) return `no answer from the SII after sending (${err.message})`;
+  if (err instanceof SiiAuthError) return `the SII refused authentication (${err.message})`;
+  if (err instanceof SiiProtocolError) return `unexpected answer from the SII (${err.message})`;
+  return (err as Error).message;
+}
+
+async function step(ctx: AppContext, sc: StepContext): Promise<Outcome> {
+  const c = sc.cession;
+  if (c.estado === 'enviada') return poll(ctx, sc);
+  if (c.uploadStartedAt) return resolveAmbiguous(ctx, sc);
+  return upload(ctx, sc);
+}
+
+async function upload(ctx: AppContext, sc: StepContext): Promise<Outcome> {
+  const { cession: c, issuer, document, cert } = sc;
+  // Recorded before the call: a crash during the upload must leave a trace (see the header).
+  const held = await ctx.db.prisma.cession.updateMany({
+    where: { id: c.id, leaseUntil: c.leaseUntil },
+    data: { uploadStartedAt: ctx.clock(), attempts: { increment: 1 } },
+  });
+  if (held.count === 0) throw new LeaseLost();
+  const attempt = c.attempts + 1;
+  let answer: Awaited<ReturnType<AppContext['sii']['rpetc']['uploadAec']>>;
+  try {
+    answer = await ctx.sii.rpetc.uploadAec({
+      cert,
+      companyRut: issuer.rut,
+      email: c.cedenteEmail,
+      aec: Buffer.from(c.aec),
+      fileName: `AEC_${issuer.rut}_T${document.type}_F${document.folio}_S${c.seq}.xml`,
+    });
+  } catch (err) {
+    const failure = describe(err);
+    ctx.log.warn({ cession: c.id, attempt, reason: failure }, 'AEC upload failed');
+    if (err instanceof SiiAmbiguousError || err instanceof SiiProtocolError) {
+      // It may have arrived: the registry is asked before anything is sent again.
+      return { estado: 'pendiente', nextInMs: ctx.config.SII_POLL_INTERVAL_MS, data: { lastError: failure, polls: 0 } };
+    }
+    return {
+      estado: 'pendiente',
+      nextInMs: backoff(ctx.config.SII_RETRY_BASE_MS, attempt),
+      data: { lastError: failure, uploadStartedAt: null },
+    };
+  }
+  return uploadAnswer(ctx, answer, attempt);
+}
+
+function uploadAnswer(
+  ctx: AppContext,
+  answer: { status: number; trackId?: string | null; glosa: string },
+  attempt: number,
+): Outcome {
+  const siiEstado = `STATUS ${answer.status}`;
+  if (answer.status === 0 && answer.trackId) {
+    return {
+      estado: 'enviada',
+      nextInMs: ctx.config.SII_POLL_INTERVAL_MS,
+      data: {
+        trackId: answer.trackId,
+        siiEstado,
+        siiGlosa: answer.glosa,
+        uploadStartedAt: null,
+        polls: 0,
+        lastError: null,
+      },
+    };
+  }
+  const refusal = FINAL_UPLOAD_REFUSALS[answer.status];
+  if (refusal) {
+    return {
+      estado: 'rechazada',
+      nextInMs: null,
+      data: { siiEstado, siiGlosa: answer.glosa || refusal, uploadStartedAt: null, lastError: null },
+      event: 'cession.rejected',
+    };
+  }
+  return {
+    estado: 'pendiente',
+    nextInMs: backoff(ctx.config.SII_RETRY_BASE_MS, attempt),
+    data: {
+      siiEstado,
+      siiGlosa: answer.glosa,
+      uploadStartedAt: null,
+      lastError: `the SII did not take the upload (${siiEstado}: ${answer.glosa})`,
+    },
+  };
+}
+
+/** The registry's holder of the document, when getEstCesion shows it ceded. */
+async function registryHolder(ctx: AppContext, sc: StepContext): Promise<{ holder: string; glosa: string } | null> {
+  const { issuer, document, cert } = sc;
+  const est = await ctx.sii.rpetc.getEstCesion({
+    cert,
+    issuerRut: issuer.rut,
+    type: document.type,
+    folio: document.folio,
+  });
+  if (!est.cedido || !est.holderRut) return null;
+  return { holder: normalizeRut(est.holderRut) ?? est.holderRut, glosa: est.glosa };
+}
+
+function accepted(holder: string | null, glosa: string): Outcome {
+  return {
+    estado: 'aceptada',
+    nextInMs: null,
+    data: { siiEstado: 'EOK', siiGlosa: glosa, holderRut: holder, uploadStartedAt: null, lastError: null },
+    event: 'cession.registered',
+  };
+}
+
+/** An upload whose answer was lost: the registry first; the same bytes again after the window. */
+async function resolveAmbiguous(ctx: AppContext, sc: StepContext): Promise<Outcome> {
+  const c = sc.cession;
+  let found: Awaited<ReturnType<typeof registryHolder>>;
+  try {
+    found = await registryHolder(ctx, sc);
+  } catch (err) {
+    return {
+      estado: 'pendiente',
+      nextInMs: backoff(ctx.config.SII_RETRY_BASE_MS, c.attempts),
+      data: { lastError: describe(err) },
+    };
+  }
+  if (found && found.holder === c.cesionarioRut) return accepted(found.holder, found.glosa);
+  if (c.polls < AMBIGUOUS_CHECKS) {
+    const polls = c.polls + 1;
+    return {
+      estado: 'pendiente',
+      nextInMs: backoff(ctx.config.SII_POLL_INTERVAL_MS, polls),
+      data: { polls, lastError: 'the upload got no answer and the SII has not registered the cesión yet' },
+    };
+  }
+  return upload(ctx, { ...sc, cession: { ...c, polls: 0, uploadStartedAt: null } });
+}
+
+async function poll(ctx: AppContext, sc: StepContext): Promise<Outcome> {
+  const { cession: c, cert } = sc;
+  const polls = c.polls + 1;
+  await ctx.db.prisma.cession.update({ where: { id: c.id }, data: { polls } });
+  let est: Awaited<ReturnType<AppContext['sii']['rpetc']['getEstEnvio']>>;
+  try {
+    est = await ctx.sii.rpetc.getEstEnvio({ cert, trackId: c.trackId ?? '' });
+  } catch (err) {
+    return { estado: 'enviada', nextInMs: backoff(ctx.config.SII_POLL_INTERVAL_MS, polls), data: { lastError: describe(err) } };
+  }
+  if (!est.final) {
+    return {
+      estado: 'enviada',
+      nextInMs: backoff(ctx.config.SII_POLL_INTERVAL_MS, polls),
+      data: { siiEstado: est.estado, siiGlosa: est.glosa, lastError: null },
+    };
+  }
+  if (est.accepted) {
+    const holder = await registryHolder(ctx, sc).catch((err: unknown) => {
+      ctx.log.warn({ cession: c.id, reason: describe(err) }, 'getEstCesion failed after EOK; the holder stays unknown');
+      return null;
+    });
+    return accepted(holder?.holder ?? null, est.glosa);
+  }
+  if (c.attempts > 1) {
+    // Sent more than once after a lost answer: an earlier upload may be the one registered.
+    const holder = await registryHolder(ctx, sc).catch(() => null);
+    if (holder && holder.holder === c.cesionarioRut) return accepted(holder.holder, holder.glosa);
+  }
+  return {
+    estado: 'rechazada',
+    nextInMs: null,
+    data: { siiEstado: est.estado, siiGlosa: est.glosa, lastError: null },
+    event: 'cession.rejected',
+  };
+}
+
+/** Cesiones due and not held by anyone: what the jobs take up (src/jobs.ts). */
+export async function dueCessions(ctx: AppContext, limit = 10): Promise<string[]> {
+  const now = ctx.clock();
+  const rows = await ctx.db.prisma.cession.findMany({
+    where: {
+      estado: { in: ['pendiente', 'enviada'] },
+      nextRunAt: { lte: now },
+      OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }],
+    },
+    select: { id: true },
+    orderBy: { nextRunAt: 'asc' },
+    take: limit,
+  });
+  return rows.map((r) => r.id);
+}
