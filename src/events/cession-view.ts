@@ -81,7 +81,9 @@ export function cessionView(
   };
 }
 
-export function documentCessionView(c: Cession): DocumentCessionView {
+export function documentCessionView(
+  c: Pick<Cession, 'id' | 'estado' | 'cesionarioRut' | 'cesionarioRazonSocial' | 'holderRut' | 'siiEstado' | 'siiGlosa'>,
+): DocumentCessionView {
   return {
     id: c.id,
     estado: c.estado as CessionState,

@@ -5,6 +5,7 @@ import { DTE_TYPES } from '../dte/model.ts';
 import { ERROR_CATALOG } from '../errors.ts';
 import { RULE_IDS, type RuleId, ruleIssue } from '../rules.ts';
 import { refusedCharacter } from '../dte/xml-text.ts';
+import { documentCessionSchema } from './cession-schemas.ts';
 import { ESTADOS_SII } from '../issuing/document-state.ts';
 import type { ListFilters } from '../issuing/list-documents.ts';
 
@@ -173,6 +174,7 @@ export const documentSchema = z.object({
         'The note (61, or a 56 voiding a 61) that voided this document (`estado_sii: anulado`); null otherwise.',
     }),
   receiver_action: receiverActionSchema,
+  cesion: documentCessionSchema,
 });
 
 /** A page of a list (`GET /emisiones`, `GET /events`): the items, the exact total, and the paging asked for. */

@@ -33,6 +33,7 @@ import type { EstadoSii } from './document-state.ts';
 import { emailViewOf } from '../events/email-view.ts';
 import { type DocumentView, documentView, type ListedDocument, searchable } from '../events/document-view.ts';
 import { receiverActionView } from '../events/receiver-action-view.ts';
+import { type DocumentCessionView, documentCessionView } from '../events/cession-view.ts';
 
 export interface ListFilters {
   type?: DteType;
@@ -47,7 +48,7 @@ export interface ListFilters {
 }
 
 export interface ListResult {
-  data: DocumentView[];
+  data: (DocumentView & { cesion: DocumentCessionView | null })[];
   total: number;
   page: number;
   limit: number;
@@ -60,7 +61,7 @@ export async function listDocuments(ctx: AppContext, issuer: Issuer, f: ListFilt
   const search = parseSearch(f.q);
   const [rows, total] = await Promise.all([
     // The page's latest e-mail per document (docs/design.md §9 `email`), one index probe per row.
-    ctx.db.prisma.$queryRaw<(ListedDocument & EmailColumns & WatchColumns)[]>`
+    ctx.db.prisma.$queryRaw<(ListedDocument & EmailColumns & WatchColumns & CessionColumns)[]>`
       SELECT d.type, d.folio, d.date, d.receiver_rut AS "receiverRut", d.receiver_name AS "receiverName",
              d.net, d.exempt, d.vat, d.vat_rate AS "vatRate", d.total, d.environment, d.estado_sii AS "estadoSii",
              d.track_id AS "trackId", d.public_token AS "publicToken", d.created_at AS "createdAt",
@@ -68,7 +69,10 @@ export async function listDocuments(ctx: AppContext, issuer: Issuer, f: ListFilt
              em.email_updated_at AS "emailUpdatedAt", v.type AS "voidedByType", v.folio AS "voidedByFolio",
              rw.watch_outcome AS "watchOutcome", rw.watch_claim AS "watchClaim", rw.watch_events AS "watchEvents",
              rw.watch_received_at AS "watchReceivedAt", rw.watch_deadline AS "watchDeadline",
-             rw.watch_checked_at AS "watchCheckedAt", rw.watch_outcome_known IS NOT NULL AS "watched"
+             rw.watch_checked_at AS "watchCheckedAt", rw.watch_outcome_known IS NOT NULL AS "watched",
+             ce.id AS "cessionId", ce.estado AS "cessionEstado", ce.cesionario_rut AS "cesionarioRut",
+             ce.cesionario_razon_social AS "cesionarioRazonSocial", ce.holder_rut AS "holderRut",
+             ce.sii_estado AS "cessionSiiEstado", ce.sii_glosa AS "cessionSiiGlosa"
       FROM documents d
       LEFT JOIN documents v ON v.id = d.voided_by_id
       LEFT JOIN LATERAL (
@@ -83,14 +87,22 @@ export async function listDocuments(ctx: AppContext, issuer: Issuer, f: ListFilt
                w.checked_at AS watch_checked_at, 1 AS watch_outcome_known
           FROM registry_watches w WHERE w.document_id = d.id
       ) rw ON TRUE
+      -- Its cesión in flight or accepted (src/cession/; at most one, a partial unique index).
+      LEFT JOIN LATERAL (
+        SELECT c.id::text AS id, c.estado, c.cesionario_rut, c.cesionario_razon_social, c.holder_rut,
+               c.sii_estado, c.sii_glosa
+          FROM cessions c
+         WHERE c.document_id = d.id AND c.estado IN ('pendiente', 'enviada', 'aceptada')
+         LIMIT 1
+      ) ce ON TRUE
       WHERE d.id IN (${pageIds(issuer.id, f, search)})
       ORDER BY d.date DESC, d.created_at DESC, d.id DESC`,
     foldCounts(ctx).then(() =>
       search ? countSearch(ctx, issuer.id, f, search) : countFromCounters(ctx, issuer.id, f),
     ),
   ]);
-  const data = rows.map((d) =>
-    documentView(
+  const data = rows.map((d) => ({
+    ...documentView(
       ctx.config,
       issuer.rut,
       d,
@@ -116,7 +128,8 @@ export async function listDocuments(ctx: AppContext, issuer: Issuer, f: ListFilt
           })
         : null,
     ),
-  );
+    cesion: cessionOfRow(d),
+  }));
   return { data, total, page: f.page, limit: f.limit };
 }
 
@@ -130,6 +143,29 @@ export async function foldCounts(ctx: AppContext): Promise<number> {
 }
 
 /** The claims registry's watch of a live 33/34 (src/issuing/receiver-actions.ts), when there is one. */
+interface CessionColumns {
+  cessionId: string | null;
+  cessionEstado: string | null;
+  cesionarioRut: string | null;
+  cesionarioRazonSocial: string | null;
+  holderRut: string | null;
+  cessionSiiEstado: string | null;
+  cessionSiiGlosa: string | null;
+}
+
+function cessionOfRow(d: CessionColumns): DocumentCessionView | null {
+  if (d.cessionId === null) return null;
+  return documentCessionView({
+    id: d.cessionId,
+    estado: d.cessionEstado ?? '',
+    cesionarioRut: d.cesionarioRut ?? '',
+    cesionarioRazonSocial: d.cesionarioRazonSocial ?? '',
+    holderRut: d.holderRut,
+    siiEstado: d.cessionSiiEstado,
+    siiGlosa: d.cessionSiiGlosa,
+  });
+}
+
 interface WatchColumns {
   watched: boolean;
   watchOutcome: string | null;

@@ -4,6 +4,8 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { documentStatus } from '../../issuing/document-status.ts';
 import { receiverActionOf } from '../../issuing/receiver-actions.ts';
+import { liveCessionsOf } from '../../cession/list-cessions.ts';
+import { documentCessionSchema } from '../cession-schemas.ts';
 import { requireAuth } from '../auth.ts';
 import { routeDoc } from '../openapi.ts';
 import {
@@ -36,6 +38,7 @@ const statusResponse = z.object({
     .nullable()
     .meta({ description: 'Live only: what the SII answered. null in sandbox.' }),
   receiver_action: receiverActionSchema,
+  cesion: documentCessionSchema,
 });
 
 export function emisionEstadoDteRoute(ctx: AppContext): FastifyPluginAsyncZod {
@@ -101,6 +104,7 @@ export function emisionEstadoDteRoute(ctx: AppContext): FastifyPluginAsyncZod {
                 }
               : null,
           receiver_action: await receiverActionOf(ctx, d.id),
+          cesion: (await liveCessionsOf(ctx, issuer.id, [d.id])).get(d.id) ?? null,
         };
       },
     );
