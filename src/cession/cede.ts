@@ -71,15 +71,25 @@ export function cedibleReason(code: number, descResp: string): { cedible: boolea
   return CEDIBLE_ANSWERS[code] ?? { cedible: false, reason: `El SII respondió ${code}: ${descResp}` };
 }
 
+/** A document the RPETC would not take, with the reason in Spanish for the dashboard. */
+export class DocumentNotCedible extends AppError {
+  readonly reason: string;
+
+  constructor(message: string, reason: string) {
+    super('DOCUMENT_NOT_CEDIBLE', message);
+    this.reason = reason;
+  }
+}
+
 function documentName(doc: Pick<Document, 'type' | 'folio'>): string {
   return `document ${doc.type} N° ${doc.folio}`;
 }
 
 function assertCedibleType(type: number): void {
   if (!CEDIBLE_TYPES.includes(type)) {
-    throw new AppError(
-      'DOCUMENT_NOT_CEDIBLE',
+    throw new DocumentNotCedible(
       `type: a ${type} cannot be ceded; only facturas (33), facturas exentas (34) and facturas de compra (46) are ceded at the SII's RPETC.`,
+      'Solo se ceden facturas (33), facturas exentas (34) y facturas de compra (46).',
     );
   }
 }
@@ -106,15 +116,15 @@ async function findDocument(ctx: AppContext, issuer: Issuer, type: number, folio
 /** Accepted by the SII and not voided: the registry cedes only what the SII holds as valid. */
 function assertDocumentState(doc: Document): void {
   if (doc.estadoSii === 'anulado' || doc.voidedById) {
-    throw new AppError(
-      'DOCUMENT_NOT_CEDIBLE',
+    throw new DocumentNotCedible(
       `${documentName(doc)} is voided by a credit note: there is nothing to cede.`,
+      'El documento está anulado por una nota de crédito: no hay nada que ceder.',
     );
   }
   if (doc.estadoSii !== 'aceptado' && doc.estadoSii !== 'aceptado_con_reparos') {
-    throw new AppError(
-      'DOCUMENT_NOT_CEDIBLE',
+    throw new DocumentNotCedible(
       `${documentName(doc)} is ${doc.estadoSii} at the SII: only documents the SII accepted can be ceded.`,
+      'Solo se pueden ceder documentos aceptados por el SII.',
     );
   }
 }
@@ -199,9 +209,9 @@ async function assertCedibleAtSii(
   }
   const { cedible, reason } = cedibleReason(answer.codResp, answer.descResp);
   if (!cedible) {
-    throw new AppError(
-      'DOCUMENT_NOT_CEDIBLE',
+    throw new DocumentNotCedible(
       `${documentName(doc)} is not cedible (consultarDocDteCedible ${answer.codResp}): ${reason}`,
+      `${reason} (código ${answer.codResp} del SII)`,
     );
   }
 }

@@ -84,3 +84,16 @@ export async function liveCessionsOf(
   });
   return new Map(rows.map((r) => [r.documentId, documentCessionView(r)]));
 }
+
+/** Every cesión of one of the issuer's documents, newest first (the document's page). */
+export async function cessionsOfDocument(
+  ctx: AppContext,
+  issuer: Issuer,
+  doc: { id: string; type: number; folio: number },
+): Promise<CessionView[]> {
+  const rows = await ctx.db.prisma.cession.findMany({
+    where: { issuerId: issuer.id, documentId: doc.id },
+    orderBy: { createdAt: 'desc' },
+  });
+  return rows.map((r) => cessionView(ctx.config, issuer.rut, r, doc));
+}

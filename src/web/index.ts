@@ -11,6 +11,7 @@ import { keyRoutes } from './routes/keys.ts';
 import { mailboxRoutes } from './routes/mailbox.ts';
 import { receivedRoutes } from './routes/received.ts';
 import { receivedDecisionRoutes } from './routes/received-decisions.ts';
+import { cessionRoutes } from './routes/cessions.ts';
 import { passwordRoutes } from './routes/password.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { settingsRoutes } from './routes/settings.ts';
@@ -39,6 +40,7 @@ export function dashboard(ctx: AppContext): FastifyPluginAsync {
       documentRoutes,
       receivedRoutes,
       receivedDecisionRoutes,
+      cessionRoutes,
       issueRoutes,
       folioRoutes,
       certificateRoutes,

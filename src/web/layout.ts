@@ -8,6 +8,7 @@ import { type Html, html, type Renderable } from './html.ts';
 type NavKey =
   | 'documentos'
   | 'recibidos'
+  | 'cesiones'
   | 'emitir'
   | 'folios'
   | 'certificado'
@@ -20,6 +21,7 @@ type NavKey =
 const NAV: { key: NavKey; label: string; ownerOnly?: boolean }[] = [
   { key: 'documentos', label: 'Documentos' },
   { key: 'recibidos', label: 'Recibidos' },
+  { key: 'cesiones', label: 'Cesiones' },
   { key: 'emitir', label: 'Emitir' },
   { key: 'folios', label: 'Folios' },
   { key: 'certificado', label: 'Certificado' },

@@ -38,6 +38,7 @@ import { emailEnabled, emailsOfDocument, sendDocumentEmail } from '../../issuing
 import { eventsOfDocument } from '../../events/record.ts';
 import { notesOfDocument, voidingNote } from '../../issuing/document-notes.ts';
 import { type SetupProgress, setupProgress } from '../../admin/setup-progress.ts';
+import { cessionSection } from './cessions.ts';
 
 /** The types a note (56, 61) modifies: tax documents, not guías (references.ts). */
 const NOTE_TARGET_TYPES: readonly number[] = [33, 34, 39, 41, 46, 56, 61];
@@ -341,6 +342,7 @@ ${result.data.map(
         voidingNote(ctx, d),
         receiverActionOf(ctx, d.id),
       ]);
+      const cession = await cessionSection(ctx, web, issuer, d, request.query as { ok?: string });
       const docLink = (type: number, folio: number) =>
         `/dashboard/${issuer.rut}/documentos/${type}/${folio}?env=${d.environment}`;
       // Void and correct from the document: the issue form opens as the note, filled in. A
@@ -417,6 +419,7 @@ ${voidedBy ? notice('info', html`Anulado por <a href="${docLink(voidedBy.type, v
 </dl></section>
 </div>
 ${customer ? customerSection(customer) : ''}
+${cession}
 <section aria-labelledby="h-lineas"><h2 id="h-lineas">Detalle</h2>
 <div class="table-wrap"><table class="list"><thead><tr><th scope="col">Descripción</th><th scope="col" class="num">Cantidad</th><th scope="col" class="num">Precio</th><th scope="col" class="num">Descuento</th><th scope="col" class="num">Monto</th></tr></thead>
 <tbody>${model.lines.map(

@@ -13,6 +13,7 @@ const PAGES = new Set([
   'documentos',
   'emitir',
   'recibidos',
+  'cesiones',
   'folios',
   'certificado',
   'claves',
