@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { EVENT_TYPES } from '../events/types.ts';
+import { cessionSchema } from './cession-schemas.ts';
 import { documentSchema } from './schemas.ts';
 
 const siiRaw = z
@@ -167,6 +168,7 @@ export const eventSchema = z.union([
   envelope(['received.refused'], receivedRefusedData),
   envelope(['received.accepted', 'received.claimed', 'received.decision_refused'], decisionEventData),
   envelope(['received.deadline_near', 'received.tacitly_accepted'], receivedDocumentEventData),
+  envelope(['cession.registered', 'cession.rejected'], z.object({ cesion: cessionSchema })),
 ]);
 
 export const eventTypeSchema = z.enum(EVENT_TYPES, { message: `must be one of ${EVENT_TYPES.join(', ')}` });

@@ -116,6 +116,8 @@ const EVENT_LABELS: Record<string, string> = {
   'document.accepted_by_receiver': 'El cliente aceptó el contenido',
   'document.claimed': 'El cliente reclamó el documento',
   'document.tacitly_accepted': 'Aceptado tácitamente por el cliente',
+  'cession.registered': 'Cesión registrada en el SII',
+  'cession.rejected': 'Cesión rechazada por el SII',
 };
 
 export function eventLabel(type: string): string {
