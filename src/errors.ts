@@ -115,7 +115,7 @@ export const ERROR_CATALOG = {
   // Cesión (factoring) of issued facturas at the SII's RPETC (src/cession/)
   DOCUMENT_NOT_CEDIBLE: {
     status: 422,
-    message: 'The document cannot be ceded (type, state or the SII\'s consultarDocDteCedible says why).',
+    message: "The document cannot be ceded (type, state or the SII's consultarDocDteCedible says why).",
   },
   CESSION_IN_PROGRESS: { status: 409, message: 'A cesión of this document is already on its way to the SII.' },
   DOCUMENT_CEDED: {

@@ -66,9 +66,7 @@ export const RULES = {
   'cession.monto_over_total': rule<{ total: number }>((p) => `must not exceed the document's total (${p.total})`),
   'cession.due_before_issue': rule<{ date: string }>((p) => `must not be before the document's date (${p.date})`),
   'cession.cesionario_is_issuer': rule(() => 'must not be the issuer itself (the cedente)'),
-  'cession.email_required': rule(
-    () => "is required: the issuer has no e-mail on record for the AEC's Cedente (eMail)",
-  ),
+  'cession.email_required': rule(() => "is required: the issuer has no e-mail on record for the AEC's Cedente (eMail)"),
   // The issue request: receiver, lines, references, guías, boletas (src/dte/issue-request.ts).
   'receiver.required': rule(() => 'is required for this document type'),
   'receiver.name_required': rule(() => 'is required for this document type (RznSocRecep)'),

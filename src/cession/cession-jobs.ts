@@ -291,7 +291,11 @@ async function poll(ctx: AppContext, sc: StepContext): Promise<Outcome> {
   try {
     est = await ctx.sii.rpetc.getEstEnvio({ cert, trackId: c.trackId ?? '' });
   } catch (err) {
-    return { estado: 'enviada', nextInMs: backoff(ctx.config.SII_POLL_INTERVAL_MS, polls), data: { lastError: describe(err) } };
+    return {
+      estado: 'enviada',
+      nextInMs: backoff(ctx.config.SII_POLL_INTERVAL_MS, polls),
+      data: { lastError: describe(err) },
+    };
   }
   if (!est.final) {
     return {

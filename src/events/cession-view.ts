@@ -82,7 +82,10 @@ export function cessionView(
 }
 
 export function documentCessionView(
-  c: Pick<Cession, 'id' | 'estado' | 'cesionarioRut' | 'cesionarioRazonSocial' | 'holderRut' | 'siiEstado' | 'siiGlosa'>,
+  c: Pick<
+    Cession,
+    'id' | 'estado' | 'cesionarioRut' | 'cesionarioRazonSocial' | 'holderRut' | 'siiEstado' | 'siiGlosa'
+  >,
 ): DocumentCessionView {
   return {
     id: c.id,

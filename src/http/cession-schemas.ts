@@ -31,7 +31,10 @@ const rut = z
   .refine((s) => normalizeRut(s) !== null, ruleIssue('rut.invalid'));
 
 export const cedeBody = z.strictObject({
-  type: z.number().int().meta({ enum: [33, 34, 46], description: 'Document type: 33, 34 or 46.' }),
+  type: z
+    .number()
+    .int()
+    .meta({ enum: [33, 34, 46], description: 'Document type: 33, 34 or 46.' }),
   folio: z.number().int().min(1),
   cesionario: z
     .strictObject({

@@ -7,7 +7,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Issuer } from '../../admin/issuers.ts';
 import type { SignedIn } from '../../admin/users.ts';
-import { may } from '../../admin/users.ts';
 import { CEDIBLE_TYPES, cedeDocument, DocumentNotCedible } from '../../cession/cede.ts';
 import { cessionAec, cessionsOfDocument, listCessions } from '../../cession/list-cessions.ts';
 import type { AppContext } from '../../context.ts';
@@ -234,12 +233,16 @@ export function cessionRoutes(ctx: AppContext): FastifyPluginAsync {
           return sendHtml(reply, formPage(web, issuer, d, values, fields, general), err.status);
         }
         if (err instanceof AppError && err.code === 'SII_UNAVAILABLE') {
-          const general = 'No se pudo consultar al SII si el documento es cedible. No se guardó nada: inténtalo más tarde.';
+          const general =
+            'No se pudo consultar al SII si el documento es cedible. No se guardó nada: inténtalo más tarde.';
           return sendHtml(reply, formPage(web, issuer, d, values, new Map(), general), 502);
         }
         throw err;
       }
-      return reply.redirect(`/dashboard/${issuer.rut}/documentos/${d.type}/${d.folio}?env=live&ok=cedida#h-cesion`, 303);
+      return reply.redirect(
+        `/dashboard/${issuer.rut}/documentos/${d.type}/${d.folio}?env=live&ok=cedida#h-cesion`,
+        303,
+      );
     });
 
     app.get('/:rut/cesiones', async (request, reply) => {
@@ -258,7 +261,9 @@ ${
     : html`<div class="table-wrap"><table class="list"><caption class="visually-hidden">Cesiones</caption>
 <thead><tr><th scope="col">Documento</th><th scope="col">Cesionario</th><th scope="col" class="num">Monto</th><th scope="col">Estado</th><th scope="col">Creada</th><th scope="col">AEC</th></tr></thead>
 <tbody>${result.data.map(
-        (c) => html`<tr><td>${typeBadge(c.type)} <a href="${base}/documentos/${c.type}/${c.folio}?env=live">Nº ${c.folio}</a></td>
+        (
+          c,
+        ) => html`<tr><td>${typeBadge(c.type)} <a href="${base}/documentos/${c.type}/${c.folio}?env=live">Nº ${c.folio}</a></td>
 <td>${c.cesionario.razon_social}<br><span class="muted">${rut(c.cesionario.rut)}</span></td>
 <td class="num">${money(c.monto)}</td>
 <td>${stateBadge(c.estado)}${c.sii_estado ? html`<br><span class="muted"><code>${c.sii_estado}</code> ${c.sii_glosa ?? ''}</span>` : ''}</td>
