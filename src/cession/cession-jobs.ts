@@ -8,8 +8,8 @@
  *     │  └── SII unreachable: retry with backoff
  *     ├──▶ rechazada (STATUS 1, 2, 4, 6: the upload is refused for good)
  *     └── sent, no answer (upload_started_at stays set) ──▶ ask getEstCesion first: the registry
- *         shows the cesión (holder = cesionario) → aceptada; after the processing window, not
- *         there → the same AEC bytes are uploaded again.
+ *         shows the document ceded → aceptada; after the processing window, not there → the
+ *         same AEC bytes are uploaded again.
  *
  * `upload_started_at` is written before each upload and cleared by any definitive answer, so a
  * process killed mid-upload leaves the same trace as a lost answer. An upload sent again after
@@ -18,7 +18,6 @@
  */
 import type { AppContext } from '../context.ts';
 import type { SigningCertificate } from '../dte/certificate.ts';
-import { normalizeRut } from '../dte/rut.ts';
 import { recordEvent } from '../events/record.ts';
 import type { EventType } from '../events/types.ts';
 import type { Cession, Document, Issuer } from '../generated/prisma/client.ts';
@@ -236,8 +235,13 @@ function uploadAnswer(
   };
 }
 
-/** The registry's holder of the document, when getEstCesion shows it ceded. */
-async function registryHolder(ctx: AppContext, sc: StepContext): Promise<{ holder: string; glosa: string } | null> {
+/**
+ * Whether the registry shows the document ceded (getEstCesion's general answer, ESTADO 0). That
+ * answer names no holder (RUT_TENEDOR comes only with the cesión's IdCesion, which neither the
+ * upload nor getEstEnvio gives); a first cesión can only be the issuer's, and Timbre keeps at
+ * most one live cesión per document, so a ceded document here is this cesión registered.
+ */
+async function registryShowsCeded(ctx: AppContext, sc: StepContext): Promise<boolean> {
   const { issuer, document, cert } = sc;
   const est = await ctx.sii.rpetc.getEstCesion({
     cert,
@@ -245,15 +249,15 @@ async function registryHolder(ctx: AppContext, sc: StepContext): Promise<{ holde
     type: document.type,
     folio: document.folio,
   });
-  if (!est.cedido || !est.holderRut) return null;
-  return { holder: normalizeRut(est.holderRut) ?? est.holderRut, glosa: est.glosa };
+  return est.cedido;
 }
 
-function accepted(holder: string | null, glosa: string): Outcome {
+/** Registered: the cesionario of this AEC holds the factura now (the registry accepted it as written). */
+function accepted(c: Cession, glosa: string): Outcome {
   return {
     estado: 'aceptada',
     nextInMs: null,
-    data: { siiEstado: 'EOK', siiGlosa: glosa, holderRut: holder, uploadStartedAt: null, lastError: null },
+    data: { siiEstado: 'EOK', siiGlosa: glosa, holderRut: c.cesionarioRut, uploadStartedAt: null, lastError: null },
     event: 'cession.registered',
   };
 }
@@ -261,9 +265,9 @@ function accepted(holder: string | null, glosa: string): Outcome {
 /** An upload whose answer was lost: the registry first; the same bytes again after the window. */
 async function resolveAmbiguous(ctx: AppContext, sc: StepContext): Promise<Outcome> {
   const c = sc.cession;
-  let found: Awaited<ReturnType<typeof registryHolder>>;
+  let ceded: boolean;
   try {
-    found = await registryHolder(ctx, sc);
+    ceded = await registryShowsCeded(ctx, sc);
   } catch (err) {
     return {
       estado: 'pendiente',
@@ -271,7 +275,7 @@ async function resolveAmbiguous(ctx: AppContext, sc: StepContext): Promise<Outco
       data: { lastError: describe(err) },
     };
   }
-  if (found && found.holder === c.cesionarioRut) return accepted(found.holder, found.glosa);
+  if (ceded) return accepted(c, 'El registro de cesiones muestra el documento cedido (getEstCesion)');
   if (c.polls < AMBIGUOUS_CHECKS) {
     const polls = c.polls + 1;
     return {
@@ -304,17 +308,10 @@ async function poll(ctx: AppContext, sc: StepContext): Promise<Outcome> {
       data: { siiEstado: est.estado, siiGlosa: est.glosa, lastError: null },
     };
   }
-  if (est.accepted) {
-    const holder = await registryHolder(ctx, sc).catch((err: unknown) => {
-      ctx.log.warn({ cession: c.id, reason: describe(err) }, 'getEstCesion failed after EOK; the holder stays unknown');
-      return null;
-    });
-    return accepted(holder?.holder ?? null, est.glosa);
-  }
-  if (c.attempts > 1) {
-    // Sent more than once after a lost answer: an earlier upload may be the one registered.
-    const holder = await registryHolder(ctx, sc).catch(() => null);
-    if (holder && holder.holder === c.cesionarioRut) return accepted(holder.holder, holder.glosa);
+  if (est.accepted) return accepted(c, est.glosa);
+  if (c.attempts > 1 && (await registryShowsCeded(ctx, sc).catch(() => false))) {
+    // Sent more than once after a lost answer: an earlier upload is the one registered.
+    return accepted(c, 'El registro de cesiones muestra el documento cedido (getEstCesion)');
   }
   return {
     estado: 'rechazada',

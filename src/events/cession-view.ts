@@ -25,7 +25,7 @@ export interface CessionView {
   ultimo_vencimiento: string;
   otras_condiciones: string | null;
   email_deudor: string | null;
-  /** RUT_TENEDOR as the registry last said it (the cesionario once accepted). */
+  /** Who holds the factura at the registry: the cesionario, once the cesión is registered. */
   tenedor: string | null;
   sii_estado: string | null;
   sii_glosa: string | null;

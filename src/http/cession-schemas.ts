@@ -75,7 +75,10 @@ export const cessionSchema = z.object({
   ultimo_vencimiento: z.string().meta({ format: 'date' }),
   otras_condiciones: z.string().nullable(),
   email_deudor: z.string().nullable(),
-  tenedor: z.string().nullable().describe("RUT_TENEDOR: who holds the factura at the SII's registry"),
+  tenedor: z
+    .string()
+    .nullable()
+    .describe("Who holds the factura at the SII's registry once the cesión is registered: the cesionario"),
   sii_estado: z
     .string()
     .nullable()

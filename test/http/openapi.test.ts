@@ -538,11 +538,13 @@ describe('the description', () => {
     const ids = operations().map((o) => o.op.operationId);
     expect(ids.sort()).toEqual([
       'acceptReceivedDocument',
+      'cedeDocument',
       'claimReceivedDocument',
       'createWebhook',
       'decideReceivedDocuments',
       'deleteMailbox',
       'deleteWebhook',
+      'downloadCessionAec',
       'downloadDecisionRecibos',
       'downloadDecisionResultado',
       'downloadPdf',
@@ -556,6 +558,7 @@ describe('the description', () => {
       'getMailbox',
       'getReceivedDocument',
       'issueDocument',
+      'listCessions',
       'listDocuments',
       'listEventDeliveries',
       'listEvents',
