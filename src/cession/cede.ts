@@ -67,7 +67,7 @@ const CEDIBLE_ANSWERS: Record<number, { cedible: boolean; reason: string }> = {
 };
 
 /** The Spanish reason the SII gives (or we give for its code) why a document is or is not cedible. */
-export function cedibleReason(code: number, descResp: string): { cedible: boolean; reason: string } {
+function cedibleReason(code: number, descResp: string): { cedible: boolean; reason: string } {
   return CEDIBLE_ANSWERS[code] ?? { cedible: false, reason: `El SII respondió ${code}: ${descResp}` };
 }
 

@@ -61,7 +61,7 @@ export const cedeBody = z.strictObject({
     .meta({ description: "The cedente's eMail in the AEC; default: the issuer's intercambio mailbox address." }),
 });
 
-export const CESSION_STATE_DOC =
+const CESSION_STATE_DOC =
   'pendiente (stored, not yet taken by the SII; retried) · enviada (uploaded, track id) · aceptada (EOK: the cesionario holds the factura) · rechazada (refused; see sii_estado, sii_glosa)';
 
 export const cessionSchema = z.object({

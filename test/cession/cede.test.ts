@@ -359,7 +359,8 @@ describe('the dashboard', () => {
       url: post.headers.location!,
       headers: { cookie: session.cookie },
     });
-    expect(after.body).toContain('Cedida (aceptada por el SII)');
+    expect(after.body).toContain('>Cedida</span>');
+    expect(after.body).not.toContain('>Corregir montos<');
     expect(after.body).not.toContain(`href="${pageUrl}/ceder"`);
     const list = await t.app.inject({
       method: 'GET',

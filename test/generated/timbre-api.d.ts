@@ -233,6 +233,27 @@ export interface paths {
      */
     get: operations["downloadReceivedPdf"];
   };
+  "/api/{rut}/ceder": {
+    /**
+     * Cede an issued factura (factoring)
+     * @description Cedes a live factura (33, 34, 46) that the SII accepted: Timbre checks what the SII's registry would (not voided, no cesión in flight or accepted, `monto` ≤ the total, `ultimo_vencimiento` ≥ the document's date, a valid cesionario who is not the issuer), then asks the SII's consultarDocDteCedible (33, 34): not cedible → 422 DOCUMENT_NOT_CEDIBLE with the reason in Spanish (reclamada, anulada por NC, sin acuse de recibo antes de 8 días); the SII unreachable → 502 SII_UNAVAILABLE, nothing stored. Then the AEC is built and signed with the issuer’s certificate (its holder is RUTAutorizado), stored `pendiente`, and uploaded at once: `enviada` with a track id, then `aceptada` (EOK, event `cession.registered`) or `rechazada` (event `cession.rejected`). An SII outage leaves it `pendiente`; Timbre retries. Sandbox issuers cannot cede (422 SANDBOX_NOT_SUBMITTABLE). Owner keys only.
+     */
+    post: operations["cedeDocument"];
+  };
+  "/api/{rut}/cesiones": {
+    /**
+     * List cesiones
+     * @description The issuer's cesiones, newest first, filtered and paged. `total` counts every match.
+     */
+    get: operations["listCessions"];
+  };
+  "/api/{rut}/cesiones/{id}/aec": {
+    /**
+     * Download the signed AEC of a cesión
+     * @description The signed AEC exactly as uploaded to the SII (ISO-8859-1 XML, three signatures).
+     */
+    get: operations["downloadCessionAec"];
+  };
 }
 
 export type webhooks = Record<string, never>;
@@ -259,7 +280,7 @@ export interface components {
        * @description The stable id of the rule the field breaks (e.g. `text.char_not_allowed`, `date.out_of_range`, `refs.totals_mismatch`): match on it, not on `message`. New ids may be added; an id is never renamed or reused.
        * @enum {string}
        */
-      rule: "value.required" | "value.wrong_type" | "value.not_allowed" | "value.invalid" | "object.unknown_key" | "number.not_integer" | "number.too_small" | "number.too_big" | "number.range" | "number.not_positive" | "number.negative" | "number.too_many_decimals" | "number.percent_range" | "string.too_short" | "string.too_long" | "string.format" | "array.too_short" | "array.too_long" | "text.empty" | "text.too_long" | "text.char_not_allowed" | "text.multiline" | "text.encoded_too_long" | "rut.invalid" | "date.invalid" | "date.out_of_range" | "date.range_order" | "date.before_caf" | "email.invalid" | "amount.too_large" | "amount.over_limit" | "amount.discount_zero" | "type.unknown" | "receiver.required" | "receiver.name_required" | "receiver.field_required" | "items.none" | "items.too_many" | "items.price_required" | "items.price_required_on_sale" | "items.all_exempt" | "refs.too_many" | "refs.type_code" | "refs.note_requires_ref" | "refs.date_required" | "refs.code_on_non_tax" | "refs.code_not_on_note" | "refs.text_correction_only_61" | "refs.debit_voids_credit_only" | "refs.credit_voided_by_debit" | "refs.target_type_not_allowed" | "refs.no_tax_document" | "refs.one_tax_document" | "refs.text_correction_amounts" | "refs.not_found" | "refs.receiver_mismatch" | "refs.date_mismatch" | "refs.already_voided" | "refs.voiding_note_exists" | "refs.totals_mismatch" | "refs.credit_exceeds_remaining" | "dispatch.required" | "dispatch.only_type_52" | "dispatch.export_unsupported" | "dispatch.destination_required" | "retention.unsupported" | "retention.only_type_46" | "boleta.no_fma_pago" | "boleta.only" | "boleta.period_required" | "boleta.due_date_required" | "boleta.address_required" | "boleta.identified_buyer_rut" | "boleta.identified_buyer_name" | "boleta.identified_payment_method" | "dispatch.internal_transfer_receiver" | "boleta.period_order" | "password.too_short" | "issuer.activity_code" | "issuer.ambiente" | "folio_alert.type" | "folio_alert.threshold" | "folios.quantity" | "idempotency.key_format" | "url.not_absolute" | "url.scheme" | "url.https_required" | "url.credentials" | "url.not_public" | "url.unresolved" | "live.no_resolution" | "live.no_folios";
+      rule: "value.required" | "value.wrong_type" | "value.not_allowed" | "value.invalid" | "object.unknown_key" | "number.not_integer" | "number.too_small" | "number.too_big" | "number.range" | "number.not_positive" | "number.negative" | "number.too_many_decimals" | "number.percent_range" | "string.too_short" | "string.too_long" | "string.format" | "array.too_short" | "array.too_long" | "text.empty" | "text.too_long" | "text.char_not_allowed" | "text.multiline" | "text.encoded_too_long" | "rut.invalid" | "date.invalid" | "date.out_of_range" | "date.range_order" | "date.before_caf" | "email.invalid" | "amount.too_large" | "amount.over_limit" | "amount.discount_zero" | "type.unknown" | "cession.monto_over_total" | "cession.due_before_issue" | "cession.cesionario_is_issuer" | "cession.email_required" | "receiver.required" | "receiver.name_required" | "receiver.field_required" | "items.none" | "items.too_many" | "items.price_required" | "items.price_required_on_sale" | "items.all_exempt" | "refs.too_many" | "refs.type_code" | "refs.note_requires_ref" | "refs.date_required" | "refs.code_on_non_tax" | "refs.code_not_on_note" | "refs.text_correction_only_61" | "refs.debit_voids_credit_only" | "refs.credit_voided_by_debit" | "refs.target_type_not_allowed" | "refs.no_tax_document" | "refs.one_tax_document" | "refs.text_correction_amounts" | "refs.not_found" | "refs.receiver_mismatch" | "refs.date_mismatch" | "refs.already_voided" | "refs.voiding_note_exists" | "refs.totals_mismatch" | "refs.credit_exceeds_remaining" | "dispatch.required" | "dispatch.only_type_52" | "dispatch.export_unsupported" | "dispatch.destination_required" | "retention.unsupported" | "retention.only_type_46" | "boleta.no_fma_pago" | "boleta.only" | "boleta.period_required" | "boleta.due_date_required" | "boleta.address_required" | "boleta.identified_buyer_rut" | "boleta.identified_buyer_name" | "boleta.identified_payment_method" | "dispatch.internal_transfer_receiver" | "boleta.period_order" | "password.too_short" | "issuer.activity_code" | "issuer.ambiente" | "folio_alert.type" | "folio_alert.threshold" | "folios.quantity" | "idempotency.key_format" | "url.not_absolute" | "url.scheme" | "url.https_required" | "url.credentials" | "url.not_public" | "url.unresolved" | "live.no_resolution" | "live.no_folios";
       /** @description The rule, in English (may change; match on `rule`). */
       message: string;
       /** @description The values `message` names (a limit, a character, a date…), by name, for a client that words the rule in its own language: e.g. `{ "max": 40 }` for `text.too_long`, `{ "char": "U+202E" }` for `text.char_not_allowed`. */
@@ -574,6 +595,7 @@ export interface operations {
        * - `CERTIFICATE_NOT_YET_VALID`: The digital certificate is not valid yet.
        * - `FOLIOS_EXHAUSTED`: No CAF folios are available for this document type.
        * - `ISSUER_NOT_CONFIGURED`: The issuer is not configured for live issuing (SII resolution missing).
+       * - `DOCUMENT_CEDED`: The factura is ceded: it belongs to the cesionario now, and the debtor pays them.
        */
       422: {
         headers: {
@@ -586,7 +608,7 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["Error"] & ({
             /** @enum {string} */
-            code?: "NO_CERTIFICATE" | "CERTIFICATE_EXPIRED" | "CERTIFICATE_NOT_YET_VALID" | "FOLIOS_EXHAUSTED" | "ISSUER_NOT_CONFIGURED";
+            code?: "NO_CERTIFICATE" | "CERTIFICATE_EXPIRED" | "CERTIFICATE_NOT_YET_VALID" | "FOLIOS_EXHAUSTED" | "ISSUER_NOT_CONFIGURED" | "DOCUMENT_CEDED";
           });
         };
       };
@@ -770,6 +792,19 @@ export interface operations {
                   checked_at: string | null;
                   /** @description For a claimed factura: issue a credit note */
                   message: string | null;
+                }) | null;
+                /** @description The cesión of this document in flight or accepted (GET /cesiones); null otherwise */
+                cesion?: ({
+                  id: string;
+                  /** @enum {string} */
+                  estado: "pendiente" | "enviada" | "aceptada" | "rechazada";
+                  cesionario: {
+                    rut: string;
+                    razon_social: string;
+                  };
+                  tenedor: string | null;
+                  sii_estado: string | null;
+                  sii_glosa: string | null;
                 }) | null;
               })[];
             total: number;
@@ -2126,6 +2161,19 @@ export interface operations {
               /** @description For a claimed factura: issue a credit note */
               message: string | null;
             }) | null;
+            /** @description The cesión of this document in flight or accepted (GET /cesiones); null otherwise */
+            cesion?: ({
+              id: string;
+              /** @enum {string} */
+              estado: "pendiente" | "enviada" | "aceptada" | "rechazada";
+              cesionario: {
+                rut: string;
+                razon_social: string;
+              };
+              tenedor: string | null;
+              sii_estado: string | null;
+              sii_glosa: string | null;
+            }) | null;
           };
         };
       };
@@ -2556,7 +2604,7 @@ export interface operations {
   listEvents: {
     parameters: {
       query?: {
-        type?: "document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "folios.low" | "folios.exhausted" | "caf.expiring" | "certificate.expiring" | "certificate.expired" | "email.sent" | "email.failed" | "ping" | "webhook.disabled" | "received.document" | "received.refused" | "received.accepted" | "received.claimed" | "received.decision_refused" | "received.deadline_near" | "received.tacitly_accepted" | "document.receipt_acknowledged" | "document.accepted_by_receiver" | "document.claimed" | "document.tacitly_accepted";
+        type?: "document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "folios.low" | "folios.exhausted" | "caf.expiring" | "certificate.expiring" | "certificate.expired" | "email.sent" | "email.failed" | "ping" | "webhook.disabled" | "received.document" | "received.refused" | "received.accepted" | "received.claimed" | "received.decision_refused" | "received.deadline_near" | "received.tacitly_accepted" | "document.receipt_acknowledged" | "document.accepted_by_receiver" | "document.claimed" | "document.tacitly_accepted" | "cession.registered" | "cession.rejected";
         page?: number;
         limit?: number;
       };
@@ -2664,6 +2712,19 @@ export interface operations {
                     checked_at: string | null;
                     /** @description For a claimed factura: issue a credit note */
                     message: string | null;
+                  }) | null;
+                  /** @description The cesión of this document in flight or accepted (GET /cesiones); null otherwise */
+                  cesion?: ({
+                    id: string;
+                    /** @enum {string} */
+                    estado: "pendiente" | "enviada" | "aceptada" | "rechazada";
+                    cesionario: {
+                      rut: string;
+                      razon_social: string;
+                    };
+                    tenedor: string | null;
+                    sii_estado: string | null;
+                    sii_glosa: string | null;
                   }) | null;
                   /** @description The SII's raw answer (live documents) */
                   sii: ({
@@ -2902,6 +2963,52 @@ export interface operations {
                     /** @description Why the reception is not known yet (live) */
                     pending_reason: string | null;
                   }) | null;
+                };
+              }) | ({
+                id: string;
+                /** @enum {string} */
+                type: "cession.registered" | "cession.rejected";
+                created_at: string;
+                data: {
+                  cesion: {
+                    id: string;
+                    type: number;
+                    folio: number;
+                    /** @description SeqCesion (1: the issuer cedes its own factura) */
+                    seq: number;
+                    /**
+                     * @description pendiente (stored, not yet taken by the SII; retried) · enviada (uploaded, track id) · aceptada (EOK: the cesionario holds the factura) · rechazada (refused; see sii_estado, sii_glosa)
+                     * @enum {string}
+                     */
+                    estado: "pendiente" | "enviada" | "aceptada" | "rechazada";
+                    cesionario: {
+                      rut: string;
+                      razon_social: string;
+                      direccion: string;
+                      email: string;
+                    };
+                    monto: number;
+                    /** Format: date */
+                    ultimo_vencimiento: string;
+                    otras_condiciones: string | null;
+                    email_deudor: string | null;
+                    /** @description Who holds the factura at the SII's registry once the cesión is registered: the cesionario */
+                    tenedor: string | null;
+                    /** @description The RPETC state: STATUS n of the upload, then ESTADO_ENVIO (UPL, RCP, RSC, RFS, RCR, RDC, RCS, EOK …) */
+                    sii_estado: string | null;
+                    sii_glosa: string | null;
+                    track_id: string | null;
+                    attempts: number;
+                    /** @description Why the SII could not be reached yet (it is retried) */
+                    last_error: string | null;
+                    /**
+                     * Format: uri
+                     * @description The signed AEC, byte-exact (API key)
+                     */
+                    aec_url: string;
+                    created_at: string;
+                    updated_at: string;
+                  };
                 };
               }))[];
             total: number;
@@ -3587,7 +3694,7 @@ export interface operations {
          */
         "application/json": {
           url: string;
-          events?: ("document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "folios.low" | "folios.exhausted" | "caf.expiring" | "certificate.expiring" | "certificate.expired" | "email.sent" | "email.failed" | "ping" | "webhook.disabled" | "received.document" | "received.refused" | "received.accepted" | "received.claimed" | "received.decision_refused" | "received.deadline_near" | "received.tacitly_accepted" | "document.receipt_acknowledged" | "document.accepted_by_receiver" | "document.claimed" | "document.tacitly_accepted")[];
+          events?: ("document.issued" | "document.accepted" | "document.accepted_with_objections" | "document.rejected" | "document.voided" | "document.restored" | "document.submission_delayed" | "folios.low" | "folios.exhausted" | "caf.expiring" | "certificate.expiring" | "certificate.expired" | "email.sent" | "email.failed" | "ping" | "webhook.disabled" | "received.document" | "received.refused" | "received.accepted" | "received.claimed" | "received.decision_refused" | "received.deadline_near" | "received.tacitly_accepted" | "document.receipt_acknowledged" | "document.accepted_by_receiver" | "document.claimed" | "document.tacitly_accepted" | "cession.registered" | "cession.rejected")[];
           description?: string;
         };
       };
@@ -4388,6 +4495,25 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             code?: "PAYLOAD_TOO_LARGE";
+          };
+        };
+      };
+      /**
+       * @description Valid, but it cannot be done now
+       *
+       * - `DOCUMENT_CEDED`: The factura is ceded: it belongs to the cesionario now, and the debtor pays them.
+       */
+      422: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "DOCUMENT_CEDED";
           };
         };
       };
@@ -7796,6 +7922,704 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & ({
             /** @enum {string} */
             code?: "ISSUER_NOT_FOUND" | "RECEIVED_DOCUMENT_NOT_FOUND";
+          });
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Cede an issued factura (factoring)
+   * @description Cedes a live factura (33, 34, 46) that the SII accepted: Timbre checks what the SII's registry would (not voided, no cesión in flight or accepted, `monto` ≤ the total, `ultimo_vencimiento` ≥ the document's date, a valid cesionario who is not the issuer), then asks the SII's consultarDocDteCedible (33, 34): not cedible → 422 DOCUMENT_NOT_CEDIBLE with the reason in Spanish (reclamada, anulada por NC, sin acuse de recibo antes de 8 días); the SII unreachable → 502 SII_UNAVAILABLE, nothing stored. Then the AEC is built and signed with the issuer’s certificate (its holder is RUTAutorizado), stored `pendiente`, and uploaded at once: `enviada` with a track id, then `aceptada` (EOK, event `cession.registered`) or `rechazada` (event `cession.rejected`). An SII outage leaves it `pendiente`; Timbre retries. Sandbox issuers cannot cede (422 SANDBOX_NOT_SUBMITTABLE). Owner keys only.
+   */
+  cedeDocument: {
+    parameters: {
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+      };
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "type": 33,
+         *   "folio": 170,
+         *   "cesionario": {
+         *     "rut": "96516320-4",
+         *     "razon_social": "Factoring del Sur S.A.",
+         *     "direccion": "Av. Apoquindo 3000, Las Condes",
+         *     "email": "operaciones@factoringdelsur.cl"
+         *   },
+         *   "ultimo_vencimiento": "2026-12-23",
+         *   "email_deudor": "pagos@losandes.cl"
+         * }
+         */
+        "application/json": {
+          /**
+           * @description Document type: 33, 34 or 46.
+           * @enum {integer}
+           */
+          type: 33 | 34 | 46;
+          folio: number;
+          /** @description Who the factura is ceded to. */
+          cesionario: {
+            /** @description The cesionario's RUT (the factoring company), e.g. 76354771-K. */
+            rut: string;
+            razon_social: string;
+            direccion: string;
+            /** @description The cesionario's e-mail (eMail, 6 to 80). */
+            email: string;
+          };
+          /** @description MontoCesion: at most the document's total (default: the total). */
+          monto?: number;
+          /**
+           * Format: date
+           * @description UltimoVencimiento: the last due date, on or after the document's date.
+           */
+          ultimo_vencimiento: string;
+          /** @description OtrasCondiciones (≤ 512). */
+          otras_condiciones?: string;
+          /** @description eMailDeudor: the debtor's e-mail, to be told of the cesión. */
+          email_deudor?: string;
+          /** @description The cedente's eMail in the AEC; default: the issuer's intercambio mailbox address. */
+          cedente_email?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The cesión, as it stands after the first upload attempt */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            ok: true;
+            cesion: {
+              id: string;
+              type: number;
+              folio: number;
+              /** @description SeqCesion (1: the issuer cedes its own factura) */
+              seq: number;
+              /**
+               * @description pendiente (stored, not yet taken by the SII; retried) · enviada (uploaded, track id) · aceptada (EOK: the cesionario holds the factura) · rechazada (refused; see sii_estado, sii_glosa)
+               * @enum {string}
+               */
+              estado: "pendiente" | "enviada" | "aceptada" | "rechazada";
+              cesionario: {
+                rut: string;
+                razon_social: string;
+                direccion: string;
+                email: string;
+              };
+              monto: number;
+              /** Format: date */
+              ultimo_vencimiento: string;
+              otras_condiciones: string | null;
+              email_deudor: string | null;
+              /** @description Who holds the factura at the SII's registry once the cesión is registered: the cesionario */
+              tenedor: string | null;
+              /** @description The RPETC state: STATUS n of the upload, then ESTADO_ENVIO (UPL, RCP, RSC, RFS, RCR, RDC, RCS, EOK …) */
+              sii_estado: string | null;
+              sii_glosa: string | null;
+              track_id: string | null;
+              attempts: number;
+              /** @description Why the SII could not be reached yet (it is retried) */
+              last_error: string | null;
+              /**
+               * Format: uri
+               * @description The signed AEC, byte-exact (API key)
+               */
+              aec_url: string;
+              created_at: string;
+              updated_at: string;
+            };
+          };
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       * - `INVALID_JSON`: The request body is not valid JSON.
+       * - `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be sent with Content-Type: application/json.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE";
+          });
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       * - `FORBIDDEN_ROLE`: This API key’s role may not perform this operation.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE";
+          });
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       * - `DOCUMENT_NOT_FOUND`: No document with that type and folio exists for this issuer.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND" | "DOCUMENT_NOT_FOUND";
+          });
+        };
+      };
+      /**
+       * @description Conflicts with an earlier request
+       *
+       * - `CESSION_IN_PROGRESS`: A cesión of this document is already on its way to the SII.
+       */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "CESSION_IN_PROGRESS";
+          };
+        };
+      };
+      /**
+       * @description The request body is larger than 1 MiB
+       *
+       * - `PAYLOAD_TOO_LARGE`: The request body exceeds the 1 MiB limit.
+       */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "PAYLOAD_TOO_LARGE";
+          };
+        };
+      };
+      /**
+       * @description Valid, but it cannot be done now
+       *
+       * - `NO_CERTIFICATE`: The issuer has no digital certificate.
+       * - `CERTIFICATE_EXPIRED`: The digital certificate has expired.
+       * - `SANDBOX_NOT_SUBMITTABLE`: Sandbox documents are never sent to the SII.
+       * - `DOCUMENT_NOT_CEDIBLE`: The document cannot be ceded (type, state or the SII's consultarDocDteCedible says why).
+       * - `DOCUMENT_CEDED`: The factura is ceded: it belongs to the cesionario now, and the debtor pays them.
+       */
+      422: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "NO_CERTIFICATE" | "CERTIFICATE_EXPIRED" | "SANDBOX_NOT_SUBMITTABLE" | "DOCUMENT_NOT_CEDIBLE" | "DOCUMENT_CEDED";
+          });
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       * - `DOCUMENT_SCHEMA_INVALID`: The generated document failed XSD validation (a Timbre bug); nothing was stored.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "INTERNAL" | "DOCUMENT_SCHEMA_INVALID";
+          });
+        };
+      };
+      /**
+       * @description The SII could not be reached or refused; nothing was changed
+       *
+       * - `SII_UNAVAILABLE`: The SII could not be reached.
+       */
+      502: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SII_UNAVAILABLE";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * List cesiones
+   * @description The issuer's cesiones, newest first, filtered and paged. `total` counts every match.
+   */
+  listCessions: {
+    parameters: {
+      query?: {
+        /** @description Only cesiones of this document type. */
+        tipo_dte?: number;
+        /** @description Only cesiones of this folio. */
+        folio?: number;
+        /** @description Only cesiones in this state. */
+        estado?: "pendiente" | "enviada" | "aceptada" | "rechazada";
+        /** @description Page number, from 1. */
+        page?: number;
+        /** @description Page size. */
+        limit?: number;
+      };
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+      };
+    };
+    responses: {
+      /** @description A page of cesiones */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            ok: true;
+            data: ({
+                id: string;
+                type: number;
+                folio: number;
+                /** @description SeqCesion (1: the issuer cedes its own factura) */
+                seq: number;
+                /**
+                 * @description pendiente (stored, not yet taken by the SII; retried) · enviada (uploaded, track id) · aceptada (EOK: the cesionario holds the factura) · rechazada (refused; see sii_estado, sii_glosa)
+                 * @enum {string}
+                 */
+                estado: "pendiente" | "enviada" | "aceptada" | "rechazada";
+                cesionario: {
+                  rut: string;
+                  razon_social: string;
+                  direccion: string;
+                  email: string;
+                };
+                monto: number;
+                /** Format: date */
+                ultimo_vencimiento: string;
+                otras_condiciones: string | null;
+                email_deudor: string | null;
+                /** @description Who holds the factura at the SII's registry once the cesión is registered: the cesionario */
+                tenedor: string | null;
+                /** @description The RPETC state: STATUS n of the upload, then ESTADO_ENVIO (UPL, RCP, RSC, RFS, RCR, RDC, RCS, EOK …) */
+                sii_estado: string | null;
+                sii_glosa: string | null;
+                track_id: string | null;
+                attempts: number;
+                /** @description Why the SII could not be reached yet (it is retried) */
+                last_error: string | null;
+                /**
+                 * Format: uri
+                 * @description The signed AEC, byte-exact (API key)
+                 */
+                aec_url: string;
+                created_at: string;
+                updated_at: string;
+              })[];
+            total: number;
+            page: number;
+            limit: number;
+          };
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED";
+          };
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER";
+          };
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND";
+          };
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Download the signed AEC of a cesión
+   * @description The signed AEC exactly as uploaded to the SII (ISO-8859-1 XML, three signatures).
+   */
+  downloadCessionAec: {
+    parameters: {
+      path: {
+        rut: string;
+        id: string;
+      };
+    };
+    responses: {
+      /** @description The AEC */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          /** @description `inline` (or `attachment` with `download=1`) and the file name, `DTE_<rut>_T<type>_F<folio>.<ext>`. */
+          "Content-Disposition"?: string;
+        };
+        content: {
+          "application/xml": string;
+          "application/json": unknown;
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED";
+          };
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER";
+          };
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       * - `CESSION_NOT_FOUND`: No cesión with that id exists for this issuer.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND" | "CESSION_NOT_FOUND";
           });
         };
       };

@@ -13,7 +13,6 @@ import type { AppContext } from '../../context.ts';
 import type { CessionState, CessionView } from '../../events/cession-view.ts';
 import { fromDbDate } from '../../dte/calendar-date.ts';
 import { AppError } from '../../errors.ts';
-import type { Document } from '../../generated/prisma/client.ts';
 import { cedeBody } from '../../http/cession-schemas.ts';
 import { findIssuedDocument } from '../../issuing/document-status.ts';
 import { zodDetails } from '../../rules.ts';
@@ -24,11 +23,14 @@ import { csrfField, describedBy, fieldError, notice, page } from '../layout.ts';
 import { errorMessage, fieldMessage } from '../messages.ts';
 import { issuerOf, sendHtml, signedIn } from '../plugin.ts';
 
+/** An issued document as the use cases give it. */
+type Document = Awaited<ReturnType<typeof findIssuedDocument>>;
+
 const STATE_LABELS: Record<CessionState, { label: string; tone: string }> = {
-  pendiente: { label: 'Pendiente de envío', tone: 'amber' },
+  pendiente: { label: 'Pendiente', tone: 'amber' },
   enviada: { label: 'Enviada al SII', tone: 'blue' },
-  aceptada: { label: 'Cedida (aceptada por el SII)', tone: 'green' },
-  rechazada: { label: 'Rechazada por el SII', tone: 'red' },
+  aceptada: { label: 'Cedida', tone: 'green' },
+  rechazada: { label: 'Rechazada', tone: 'red' },
 };
 
 function stateBadge(estado: CessionState): Html {
@@ -42,13 +44,13 @@ function mayCede(web: SignedIn, issuer: Issuer): boolean {
 }
 
 /** The document can be offered the "Ceder" action (the SII and the use case check the rest). */
-function offerable(d: Document, cesiones: CessionView[]): boolean {
+function offerable(d: Document, holds: boolean): boolean {
   return (
     d.environment === 'live' &&
     CEDIBLE_TYPES.includes(d.type) &&
     (d.estadoSii === 'aceptado' || d.estadoSii === 'aceptado_con_reparos') &&
     !d.voidedById &&
-    !cesiones.some((c) => c.estado !== 'rechazada')
+    !holds
   );
 }
 
@@ -58,20 +60,24 @@ function siiText(c: CessionView): Html {
     : html``;
 }
 
-/** The "Cesión" section of an issued document's page. */
+/**
+ * The "Cesión" section of an issued document's page, and whether a cesión holds the document
+ * (in flight or accepted: the page then offers no note that voids it or changes its amounts).
+ */
 export async function cessionSection(
   ctx: AppContext,
   web: SignedIn,
   issuer: Issuer,
   d: Document,
   flash: { ok?: string },
-): Promise<Html> {
-  if (d.environment !== 'live' || !CEDIBLE_TYPES.includes(d.type)) return html``;
+): Promise<{ section: Html; holds: boolean }> {
+  if (d.environment !== 'live' || !CEDIBLE_TYPES.includes(d.type)) return { section: html``, holds: false };
   const cesiones = await cessionsOfDocument(ctx, issuer, d);
-  const canCede = mayCede(web, issuer) && offerable(d, cesiones);
-  if (cesiones.length === 0 && !canCede) return html``;
+  const holds = cesiones.some((c) => c.estado !== 'rechazada');
+  const canCede = mayCede(web, issuer) && offerable(d, holds);
+  if (cesiones.length === 0 && !canCede) return { section: html``, holds };
   const base = `/dashboard/${issuer.rut}`;
-  return html`<section aria-labelledby="h-cesion"><h2 id="h-cesion">Cesión</h2>
+  const section = html`<section aria-labelledby="h-cesion"><h2 id="h-cesion">Cesión</h2>
 ${flash.ok === 'cedida' ? notice('ok', 'Cesión firmada y enviada al SII. Su estado se actualiza solo.') : ''}
 ${cesiones.map(
   (c) => html`<dl class="details">
@@ -84,13 +90,10 @@ ${cesiones.map(
   <dt>AEC</dt><dd><a href="${base}/cesiones/${c.id}/aec">Descargar AEC</a></dd>
 </dl>`,
 )}
-${isCeded(cesiones) ? notice('info', 'La factura está cedida: pertenece al cesionario y el deudor le paga a él. Ya no se puede anular ni rebajar con una nota de crédito.') : ''}
+${cesiones.some((c) => c.estado === 'aceptada') ? notice('info', 'La factura está cedida: pertenece al cesionario y el deudor le paga a él. Ya no se puede anular ni rebajar con una nota de crédito.') : ''}
 ${canCede ? html`<p class="doc-actions"><a class="button primary" href="${base}/documentos/${d.type}/${d.folio}/ceder">Ceder</a></p>` : ''}
 </section>`;
-}
-
-function isCeded(cesiones: CessionView[]): boolean {
-  return cesiones.some((c) => c.estado === 'aceptada');
+  return { section, holds };
 }
 
 type FormValues = Record<string, string>;

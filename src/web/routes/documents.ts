@@ -388,11 +388,11 @@ ${flash.error && flash.error in ERROR_CATALOG && !(emailError && canEmail) ? not
   ${
     modifiable
       ? html`<p class="doc-actions note-actions">
-    <a class="button" href="${noteLink(1)}" title="${d.type === 61 ? 'Emite una nota de débito que anula esta nota de crédito' : 'Emite una nota de crédito que anula este documento'}">Anular</a>
+    ${cession.holds ? '' : html`<a class="button" href="${noteLink(1)}" title="${d.type === 61 ? 'Emite una nota de débito que anula esta nota de crédito' : 'Emite una nota de crédito que anula este documento'}">Anular</a>`}
     ${
       d.type === 61
         ? ''
-        : html`<a class="button" href="${noteLink(3)}" title="Nota de crédito que corrige montos">Corregir montos</a>
+        : html`${cession.holds ? '' : html`<a class="button" href="${noteLink(3)}" title="Nota de crédito que corrige montos">Corregir montos</a>`}
     <a class="button" href="${noteLink(2)}" title="Nota de crédito que corrige texto (sin montos)">Corregir texto</a>`
     }
   </p>`
@@ -419,7 +419,7 @@ ${voidedBy ? notice('info', html`Anulado por <a href="${docLink(voidedBy.type, v
 </dl></section>
 </div>
 ${customer ? customerSection(customer) : ''}
-${cession}
+${cession.section}
 <section aria-labelledby="h-lineas"><h2 id="h-lineas">Detalle</h2>
 <div class="table-wrap"><table class="list"><thead><tr><th scope="col">Descripción</th><th scope="col" class="num">Cantidad</th><th scope="col" class="num">Precio</th><th scope="col" class="num">Descuento</th><th scope="col" class="num">Monto</th></tr></thead>
 <tbody>${model.lines.map(
