@@ -16,8 +16,10 @@
  * the SII verifies a DTE, and in place, as xmlsec1 does. The DTE is copied as the text of its
  * stored bytes (only the XML declaration dropped), never re-serialised.
  *
- * Before returning, the AEC is validated against AEC_v10.xsd and every signature is verified
- * both ways, with the DTE's own; any failure throws `AecInvalidError` with the reasons.
+ * Before signing, the request is checked against the registry's rules that it alone decides
+ * (cedente, amount, due date); before returning, the AEC is validated against AEC_v10.xsd and
+ * every signature is verified both ways, with the DTE's own. Any failure throws
+ * `AecInvalidError` with the reasons.
  */
 import { SII_NS } from '../dte/dte-xml.ts';
 import { normalizeRut } from '../dte/rut.ts';
@@ -136,6 +138,8 @@ function dteIdentity(dteXml: Buffer): DteIdentity {
 export function buildAec(input: AecInput, cert: SignatureKey): Buffer {
   if (input.seq !== 1) throw new AecInvalidError([`only first cesiones (SeqCesion 1) are built, not ${input.seq}`]);
   const dte = dteIdentity(input.dteXml);
+  const refused = inputProblems(input, dte);
+  if (refused.length > 0) throw new AecInvalidError(refused);
   const ids = {
     dteCedido: `DTECedido_${dte.type}_${dte.folio}`,
     cesion: `Cesion_${dte.type}_${dte.folio}_${input.seq}`,
@@ -151,6 +155,22 @@ export function buildAec(input: AecInput, cert: SignatureKey): Buffer {
   const reasons = aecProblems(bytes, { dte: dte.text, dteCedido, cesion });
   if (reasons.length > 0) throw new AecInvalidError(reasons);
   return bytes;
+}
+
+/**
+ * What the registry would refuse in the request itself (ITEC p.5), refused here before signing:
+ * the cedente of a first cesión is the issuer, MontoCesion a whole amount up to MntTotal,
+ * UltimoVencimiento not before FchEmis.
+ */
+function inputProblems(input: AecInput, dte: DteIdentity): string[] {
+  const problems: string[] = [];
+  if (rut(input.cedente.rut) !== rut(dte.issuerRut))
+    problems.push(`cedente ${input.cedente.rut} is not the DTE's issuer ${dte.issuerRut}`);
+  if (!Number.isSafeInteger(input.monto) || input.monto < 1 || input.monto > Number(dte.totalText))
+    problems.push(`monto ${input.monto} must be a whole amount from 1 to MntTotal ${dte.totalText}`);
+  if (input.ultimoVencimiento < dte.date)
+    problems.push(`ultimoVencimiento ${input.ultimoVencimiento} is before FchEmis ${dte.date}`);
+  return problems;
 }
 
 function caratula(input: AecInput): string {

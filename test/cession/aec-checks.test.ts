@@ -217,16 +217,23 @@ describe('checkAec: each rule', () => {
   });
 
   it('RCS: MontoCesion above MntTotal', () => {
-    expect(verdict(buildAec(input({ monto: TOTAL + 1 }), cert))).toMatchObject({
+    const above = tampered(good, {
+      cesion: (s) => s.replace(`<MontoCesion>${TOTAL}`, `<MontoCesion>${TOTAL + 1}`),
+      resign: ['cesion'],
+    });
+    expect(verdict(above)).toMatchObject({
       estado: 'RCS',
       glosa: expect.stringMatching(/^Cesión Invalida: cesión 1: MontoCesion \d+ mayor que el monto total/),
     });
   });
 
   it('RCS: a cedente who is not the issuer', () => {
-    const wrong = input();
-    wrong.cedente = { ...wrong.cedente, rut: '96790240-3' };
-    expect(verdict(buildAec(wrong, cert)).glosa).toMatch(/el cedente 96790240-3 no es el emisor del documento/);
+    const wrong = tampered(good, {
+      cesion: (s) => s.replace(`<Cedente>\n<RUT>${ISSUER.rut}`, '<Cedente>\n<RUT>96790240-3'),
+      aec: (s) => s.replace(`<RutCedente>${ISSUER.rut}`, '<RutCedente>96790240-3'),
+      resign: ['cesion'],
+    });
+    expect(verdict(wrong).glosa).toMatch(/el cedente 96790240-3 no es el emisor del documento/);
   });
 
   it('RCS: a document claimed by its receiver, or annulled (consultarDocDteCedible 24, 21)', () => {
@@ -250,9 +257,11 @@ describe('checkAec: each rule', () => {
 
   it('RCS: a cesión dated after today, a vencimiento before FchEmis', () => {
     expect(verdict(good, registry(), '2026-03-09').glosa).toMatch(/fecha de la cesión 2026-03-10 posterior a hoy/);
-    expect(verdict(buildAec(input({ ultimoVencimiento: '2026-03-04' }), cert)).glosa).toMatch(
-      /UltimoVencimiento 2026-03-04 anterior/,
-    );
+    const early = tampered(good, {
+      cesion: (s) => s.replace('<UltimoVencimiento>2026-04-04', '<UltimoVencimiento>2026-03-04'),
+      resign: ['cesion'],
+    });
+    expect(verdict(early).glosa).toMatch(/UltimoVencimiento 2026-03-04 anterior/);
   });
 
   it('RCS: a signer who is not among the RUTAutorizado', () => {

@@ -142,13 +142,32 @@ describe('buildAec', () => {
   it('refuses a second cesión, an unsigned DTE and a schema-invalid field with AecInvalidError', () => {
     expect(() => buildAec(input({ seq: 2 }), cert)).toThrow(AecInvalidError);
     expect(() => buildAec(input({ dteXml: encodeLatin1(dte.unsigned) }), cert)).toThrow(/DTE signature/);
-    try {
-      buildAec(input({ ultimoVencimiento: '04-04-2026' }), cert);
-      expect.unreachable();
-    } catch (e) {
-      expect(e).toBeInstanceOf(AecInvalidError);
-      expect((e as AecInvalidError).reasons.join()).toContain('UltimoVencimiento');
-    }
+    const reasons = (over: Partial<AecInput>) => {
+      try {
+        buildAec(input(over), cert);
+      } catch (e) {
+        expect(e).toBeInstanceOf(AecInvalidError);
+        return (e as AecInvalidError).reasons.join('; ');
+      }
+      throw new Error('buildAec accepted it');
+    };
+    // Cesion_v10.xsd: Direccion has at least 5 characters.
+    expect(reasons({ cesionario: { ...CESIONARIO, direccion: 'Av 1' } })).toMatch(/AEC_v10.xsd: .*Direccion/);
+  });
+
+  it('refuses what the registry would refuse: another cedente, monto above MntTotal or not whole, vencimiento before FchEmis', () => {
+    const refused = (over: Partial<AecInput>) => () => buildAec(input(over), cert);
+    const base = input();
+    expect(refused({ cedente: { ...base.cedente, rut: '96790240-3' } })).toThrow(
+      /cedente 96790240-3 is not the DTE's issuer/,
+    );
+    expect(refused({ monto: base.monto + 1 })).toThrow(/monto \d+ must be a whole amount from 1 to MntTotal/);
+    expect(refused({ monto: 10.5 })).toThrow(/monto 10.5 must be/);
+    expect(refused({ monto: 0 })).toThrow(AecInvalidError);
+    expect(refused({ ultimoVencimiento: '2026-03-04' })).toThrow(
+      /ultimoVencimiento 2026-03-04 is before FchEmis 2026-03-05/,
+    );
+    expect(() => buildAec(input({ monto: 1, ultimoVencimiento: '2026-03-05' }), cert)).not.toThrow();
   });
 
   it('refuses a DTE whose content no longer matches its signature', () => {
