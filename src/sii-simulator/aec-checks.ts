@@ -193,8 +193,12 @@ function newCesionProblem(aec: AecRead, today: string): string | null {
   const check = aec.signatures.cesiones[i]!;
   if (!check.valid) return `firma no válida (${check.reason})`;
   const authorised = c.cedente.autorizados.map((a) => a.rut);
-  // FAEC C.2: one signature per RUTAutorizado; each signer's certificate names an authorised person.
-  const unauthorised = c.signerRuts.find((s) => !s || !authorised.some((a) => sameRut(a, s)));
+  // FAEC C.2: one signature per RUTAutorizado; each signer's certificate names an authorised
+  // person. A cedente listed as its own RUTAutorizado covers its representatives' signatures:
+  // the registry accepted such cesiones (the first cesión of test/fixtures/aec's re-cesión,
+  // authorised 76354771-K, signed by 13185095-6).
+  const selfAuthorised = authorised.some((a) => sameRut(a, c.cedente.rut));
+  const unauthorised = c.signerRuts.find((s) => !s || (!selfAuthorised && !authorised.some((a) => sameRut(a, s))));
   if (unauthorised !== undefined)
     return `el firmante ${unauthorised ?? '(certificado sin RUT)'} no es una persona autorizada por el cedente`;
   const expectedCedente = i === 0 ? aec.dte.issuerRut : aec.cesiones[i - 1]!.cesionario.rut;

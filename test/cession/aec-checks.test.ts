@@ -264,6 +264,14 @@ describe('checkAec: each rule', () => {
     expect(verdict(early).glosa).toMatch(/UltimoVencimiento 2026-03-04 anterior/);
   });
 
+  it('EOK: the cedente authorising itself covers its representative’s signature (as the registry accepted)', () => {
+    const self = tampered(good, {
+      cesion: (s) => s.replace('<RUTAutorizado>\n<RUT>13185095-6', `<RUTAutorizado>\n<RUT>${ISSUER.rut}`),
+      resign: ['cesion'],
+    });
+    expect(verdict(self).estado).toBe('EOK');
+  });
+
   it('RCS: a signer who is not among the RUTAutorizado', () => {
     const other = input();
     other.cedente = { ...other.cedente, autorizados: [{ rut: '16360379-9', nombre: 'Otra Persona' }] };

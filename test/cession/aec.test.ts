@@ -139,6 +139,26 @@ describe('buildAec', () => {
     }
   });
 
+  it('writes the optional fields in the schema’s order (contact, other conditions, debtor e-mail)', () => {
+    const full = buildAec(
+      input({
+        contacto: { nombre: 'María Ñúñez', fono: '+56 2 2345 6789', email: 'maria@nandu.cl' },
+        otrasCondiciones: 'Pago a 30 días; intereses por mora según contrato N° 12 & anexo <A>',
+        emailDeudor: 'pagos@nandu-sur.cl',
+      }),
+      cert,
+    );
+    const lint = xmllint(full, 'AEC_v10.xsd');
+    expect(lint.ok, lint.output).toBe(true);
+    expect(full.toString('latin1')).toContain(
+      '<NmbContacto>María Ñúñez</NmbContacto>\n<FonoContacto>+56 2 2345 6789</FonoContacto>\n<MailContacto>maria@nandu.cl</MailContacto>\n<TmstFirmaEnvio>',
+    );
+    expect(full.toString('latin1')).toContain(
+      '<OtrasCondiciones>Pago a 30 días; intereses por mora según contrato N° 12 &amp; anexo &lt;A&gt;</OtrasCondiciones>',
+    );
+    expect(xmlsecVerify(full, { idAttrs: ID_ATTRS, nodeXpath: sigOf('Cesion') }).ok).toBe(true);
+  });
+
   it('refuses a second cesión, an unsigned DTE and a schema-invalid field with AecInvalidError', () => {
     expect(() => buildAec(input({ seq: 2 }), cert)).toThrow(AecInvalidError);
     expect(() => buildAec(input({ dteXml: encodeLatin1(dte.unsigned) }), cert)).toThrow(/DTE signature/);
