@@ -331,3 +331,20 @@ describe('checkAec: a real re-cesión (factura 170 of 76354771-K, SeqCesion 2)',
     expect(checkAec(real, none, '2019-04-05').glosa).toMatch(/SeqCesion 2 no sigue a las 0 cesiones/);
   });
 });
+
+describe('checkAec: a real first cesión (factura 25568 of 76399752-9)', () => {
+  const real = readFileSync(fixturePath('aec', 'AEC--76399752-9--33--25568--SEQ-1.xml'));
+  const reg = new Registry();
+  reg.docs.set('76399752-9|33|25568', readDte(extractDtes(real.toString('latin1'))[0]!)!);
+
+  it('is accepted: the cedente authorised itself and its representative signed', () => {
+    expect(checkAec(real, reg, '2019-04-04')).toMatchObject({
+      estado: 'EOK',
+      cesion: { issuerRut: '76399752-9', seq: 1, cedenteRut: '76399752-9', cesionarioRut: '76389992-6', monto: 230992 },
+    });
+  });
+
+  it('is refused the day before it was signed', () => {
+    expect(checkAec(real, reg, '2019-04-03').glosa).toMatch(/fecha de la cesión 2019-04-04 posterior a hoy/);
+  });
+});

@@ -91,6 +91,38 @@ describe('readAec on a real AEC (factura 170, second cesión)', () => {
   });
 });
 
+describe('readAec on a real first cesión (factura 25568)', () => {
+  const aec = readAec(readFileSync(fixturePath('aec', 'AEC--76399752-9--33--25568--SEQ-1.xml')));
+
+  it('reads it and verifies its four signatures', () => {
+    expect(aec.caratula).toEqual({
+      rutCedente: '76399752-9',
+      rutCesionario: '76389992-6',
+      tmst: '2019-04-04T09:09:52',
+    });
+    expect(aec.dte).toMatchObject({
+      type: 33,
+      folio: 25568,
+      issuerRut: '76399752-9',
+      receiverRut: '96874030-K',
+      total: 230992,
+    });
+    expect(aec.cesiones).toHaveLength(1);
+    expect(aec.cesiones[0]).toMatchObject({
+      seq: 1,
+      monto: 230992,
+      ultimoVencimiento: '2019-04-28',
+      cedente: { rut: '76399752-9', autorizados: [{ rut: '76399752-9', nombre: 'COMERCIALIZADORA INNOVA MOBEL SPA' }] },
+      signerRuts: ['16477752-9'],
+    });
+    expect(
+      Object.values(aec.signatures)
+        .flat()
+        .map((s) => s.valid),
+    ).toEqual([true, true, true, true]);
+  });
+});
+
 describe('readAec on Timbre’s own AEC', () => {
   it('reads what buildAec wrote, every signature valid in place', () => {
     const cert = testCertificate('13185095-6', 'José Muñoz Peña');
