@@ -116,6 +116,7 @@ describe('status in sandbox', () => {
       estado_sii: 'local',
       sii: null,
       receiver_action: null,
+      cesion: null,
     });
   });
 });
