@@ -9,7 +9,7 @@ import { generateTestCertificate, parsePkcs12 } from '../../src/dte/certificate.
 import { createSiiClient } from '../../src/sii/client.ts';
 import { type AccionDoc, ingresarAceptacionReclamoDoc } from '../../src/sii/registro-reclamo.ts';
 import { createSiiSimulator, type SiiSimulator } from '../../src/sii-simulator/index.ts';
-import { bearer, buildTestApp, closeAfterApps, createTestKey, type TestApp } from '../helpers/app.ts';
+import { bearer, buildTestApp, closeAfterApps, createTestKey, createTestTenant, type TestApp } from '../helpers/app.ts';
 import { dashboardSession } from '../helpers/dashboard.ts';
 import { createLiveIssuer, estadoOf, eventually, type LiveIssuer, liveEnv } from '../helpers/live.ts';
 import { factura, RECEIVER } from '../helpers/requests.ts';
@@ -297,6 +297,21 @@ describe('POST /api/{rut}/ceder', () => {
     const missing = await cede(999_999);
     expect(missing.statusCode).toBe(404);
     expect(await storedCount(doc.folio)).toBe(0);
+  });
+
+  it("a sandbox issuer cannot cede: 422 that says the cesión is the SII's", async () => {
+    const tenant = await createTestTenant(t);
+    const issuedSandbox = await tenant.api.post(`/api/${tenant.rut}/emitir`, factura());
+    expect(issuedSandbox.statusCode).toBe(200);
+    const res = await tenant.api.post(`/api/${tenant.rut}/ceder`, {
+      type: 33,
+      folio: issuedSandbox.json().folio,
+      cesionario: CESIONARIO,
+      ultimo_vencimiento: '2099-12-31',
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({ ok: false, code: 'SANDBOX_NOT_SUBMITTABLE' });
+    expect(res.json().error).toMatch(/registered at the SII/);
   });
 
   it('viewer and editor keys may not cede (403); a viewer lists', async () => {
