@@ -200,6 +200,13 @@ function eventDetail(data: Record<string, unknown>): string {
   if (sii && typeof sii === 'object' && (sii.estado || sii.glosa)) {
     parts.push(`SII: ${String(sii.estado ?? '')} ${String(sii.glosa ?? '')}`.trim());
   }
+  const cesion = data.cesion as
+    | { cesionario?: { razon_social?: unknown }; sii_estado?: unknown; sii_glosa?: unknown }
+    | undefined;
+  if (cesion && typeof cesion === 'object') {
+    parts.push(`Cesionario: ${String(cesion.cesionario?.razon_social ?? '')}`);
+    if (cesion.sii_estado) parts.push(`SII: ${String(cesion.sii_estado)} ${String(cesion.sii_glosa ?? '')}`.trim());
+  }
   return parts.join(' — ') || '—';
 }
 
