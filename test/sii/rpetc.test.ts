@@ -1,0 +1,336 @@
+/**
+ * The registry of cesiones (RPETC): Timbre's real client (src/sii/rpetc.ts) against the local
+ * simulator's AEC upload and wsRPETCConsulta (src/sii-simulator/rpetc.ts): every upload STATUS
+ * the simulator can be made to answer, the envío's states, the cesión queries with a holder
+ * registered by hand, token renewal, and the answers the simulator never gives (internal
+ * errors) from a stand-in server, classified as retryable.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateTestCertificate, parsePkcs12, type SigningCertificate } from '../../src/dte/certificate.ts';
+import { createSiiClient } from '../../src/sii/client.ts';
+import {
+  ESTADO_ENVIO,
+  RPETC_HEADER_CODES,
+  RPETC_UPLOAD_STATUS,
+  readEstCesionAnswer,
+  readEstEnvioAnswer,
+  readRecepcionAec,
+} from '../../src/sii/rpetc.ts';
+import type { SiiClient } from '../../src/sii/types.ts';
+import { SiiUnavailableError } from '../../src/sii/types.ts';
+import { createSiiSimulator, type SiiSimulator } from '../../src/sii-simulator/index.ts';
+import { MAX_AEC_BYTES } from '../../src/sii-simulator/rpetc.ts';
+import { waitFor } from '../helpers/time.ts';
+
+/** The cedente, an issuer the simulator knows. */
+const COMPANY = '76354771-K';
+/** Its representative: the certificate holder who acts for COMPANY. */
+const PERSON = '13185095-6';
+/** Someone authorised only for another company. */
+const OUTSIDER = '8414240-9';
+const OTHER_COMPANY = '96874030-K';
+const FACTOR = '76086428-5';
+const DEBTOR = '77777777-7';
+const UPLOAD_PATH = '/cgi_rtc/RTC/RTCAnotEnvio.cgi';
+
+let sim: SiiSimulator;
+let url: string;
+let sii: SiiClient;
+let person: SigningCertificate;
+let outsider: SigningCertificate;
+/** Debug lines of `sii`: the token renewals show here. */
+const logLines: string[] = [];
+let nextFolio = 500;
+
+function cert(holderRut: string): SigningCertificate {
+  const { p12, password } = generateTestCertificate({ holderRut, name: 'Persona de Prueba' });
+  return parsePkcs12(p12, password);
+}
+
+function config(rpetcUrl = url) {
+  return {
+    SII_DTEWS_URL: url,
+    SII_UPLOAD_URL: url,
+    SII_BOLETA_API_URL: `${url}/recursos/v1`,
+    SII_BOLETA_UPLOAD_URL: `${url}/recursos/v1`,
+    SII_PORTAL_URL: url,
+    SII_RPETC_URL: rpetcUrl,
+    SII_TIMEOUT_MS: 3_000,
+  };
+}
+
+const AEC = Buffer.from(
+  '<?xml version="1.0" encoding="ISO-8859-1"?>\n<AEC version="1.0">no es un AEC</AEC>\n',
+  'latin1',
+);
+
+const upload = (over: Partial<Parameters<SiiClient['rpetc']['uploadAec']>[0]> = {}) =>
+  sii.rpetc.uploadAec({ cert: person, companyRut: COMPANY, email: 'cesiones@example.cl', aec: AEC, ...over });
+
+const renewals = () => logLines.filter((l) => l.includes('authenticating again')).length;
+
+beforeAll(async () => {
+  sim = createSiiSimulator({ stepDelayMs: 5 });
+  ({ url } = await sim.listen(0));
+  sim.registerIssuer({ rut: COMPANY, resolutionDate: '2014-08-22', resolutionNumber: 80 });
+  sim.authorizeUser({ holderRut: OUTSIDER, companyRut: OTHER_COMPANY });
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logLines.push(chunk.toString());
+      done();
+    },
+  });
+  sii = createSiiClient({ config: config(), log: pino({ level: 'debug' }, sink) });
+  person = cert(PERSON);
+  outsider = cert(OUTSIDER);
+});
+afterAll(() => sim.close());
+
+describe('the upload (RTCAnotEnvio.cgi): STATUS', () => {
+  it('0 with a TRACKID; the envío then walks to a final state that getEstEnvio reports', async () => {
+    const answer = await upload({ fileName: 'AEC_33_1.xml' });
+    expect(answer).toMatchObject({ status: 0, accepted: true, glosa: RPETC_UPLOAD_STATUS[0] });
+    expect(answer.trackId).toMatch(/^\d{10}$/);
+    const status = await waitFor(async () => {
+      const s = await sii.rpetc.getEstEnvio({ cert: person, trackId: answer.trackId! });
+      return s.final && s;
+    });
+    // Not an AEC at all: refused at the first check, with the reason.
+    expect(status).toMatchObject({ estado: 'RSC', final: true, accepted: false, header: { code: 0 } });
+    expect(status.glosa).toMatch(/^Rechazado por Error en Schema: ./);
+    expect(sim.aecUploads().find((u) => u.trackId === answer.trackId)).toMatchObject({
+      companyRut: COMPANY,
+      senderRut: PERSON,
+      filename: 'AEC_33_1.xml',
+      estado: 'RSC',
+    });
+  });
+
+  it('4 when a field is missing (emailNotif empty)', async () => {
+    expect(await upload({ email: '' })).toEqual({
+      status: 4,
+      accepted: false,
+      glosa: 'Faltan parámetros de entrada',
+    });
+  });
+
+  it('2 when the file is larger than the registry takes', async () => {
+    const big = Buffer.alloc(MAX_AEC_BYTES + 1, 0x20);
+    expect(await upload({ aec: big })).toMatchObject({ status: 2, accepted: false });
+  });
+
+  it('1 when the certificate holder may not act for the cedente', async () => {
+    const answer = await sii.rpetc.uploadAec({ cert: outsider, companyRut: COMPANY, email: 'x@example.cl', aec: AEC });
+    expect(answer).toEqual({ status: 1, accepted: false, glosa: RPETC_UPLOAD_STATUS[1] });
+  });
+
+  it('6 when the cedente is not a DTE issuer', async () => {
+    expect(await upload({ companyRut: DEBTOR })).toMatchObject({ status: 6, glosa: 'Empresa no es DTE' });
+  });
+
+  it('5 (bad token) is what the simulator answers without a valid TOKEN cookie; the client renews once', async () => {
+    const form = new FormData();
+    form.set('emailNotif', 'x@example.cl');
+    form.set('rutCompany', '76354771');
+    form.set('dvCompany', 'K');
+    form.set('archivo', new Blob([AEC], { type: 'text/xml' }), 'AEC.xml');
+    const res = await fetch(`${url}${UPLOAD_PATH}`, {
+      method: 'POST',
+      body: form,
+      headers: { Cookie: 'TOKEN=NOEXISTE', 'User-Agent': 'Mozilla/4.0 (compatible; PROG 1.0; Test)' },
+    });
+    const xml = await res.text();
+    expect(xml).toContain('<RUTSENDER>-</RUTSENDER>');
+    expect(readRecepcionAec(xml)).toMatchObject({ status: 5, accepted: false });
+
+    await upload();
+    const before = renewals();
+    sim.expireTokens();
+    expect(await upload()).toMatchObject({ status: 0 });
+    expect(renewals()).toBe(before + 1);
+  });
+
+  it('without PROG 1.0 in the User-Agent the gateway answers 401', async () => {
+    const res = await fetch(`${url}${UPLOAD_PATH}`, { method: 'POST', body: 'x' });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('wsRPETCConsulta', () => {
+  it('getEstEnvio: an unknown track is header 2, no estado', async () => {
+    expect(await sii.rpetc.getEstEnvio({ cert: person, trackId: '9999999999' })).toEqual({
+      estado: null,
+      glosa: 'Error No se encontro informacion',
+      final: false,
+      accepted: false,
+      header: { code: 2, glosa: 'Error No se encontro informacion' },
+    });
+  });
+
+  it('getEstEnvio: the envío of a company the caller does not act for is 10', async () => {
+    const { trackId } = await upload();
+    const answer = await sii.rpetc.getEstEnvio({ cert: outsider, trackId: trackId! });
+    expect(answer.header.code).toBe(10);
+    expect(answer.glosa).toContain(`[${OUTSIDER}]`);
+  });
+
+  it('getEstEnvio renews an expired token once', async () => {
+    const { trackId } = await upload();
+    const before = renewals();
+    sim.expireTokens();
+    expect((await sii.rpetc.getEstEnvio({ cert: person, trackId: trackId! })).header.code).toBe(0);
+    expect(renewals()).toBe(before + 1);
+  });
+
+  it('getEstCesion: a document not ceded is 2', async () => {
+    const answer = await sii.rpetc.getEstCesion({ cert: person, issuerRut: COMPANY, type: 33, folio: nextFolio++ });
+    expect(answer).toEqual({ code: 2, glosa: 'Documento no Cedido', cedido: false });
+  });
+
+  it('getEstCesion / getEstCesionRelac of a document ceded by hand: the holder, the access key, the links', async () => {
+    const folio = nextFolio++;
+    sim.registerReceivedDocument({ issuerRut: COMPANY, type: 33, folio, receiverRut: DEBTOR });
+    const cesion = sim.registerCesion({ issuerRut: COMPANY, type: 33, folio, cesionarioRut: FACTOR });
+    expect(cesion).toMatchObject({ seq: 1, cedenteRut: COMPANY, cesionarioRut: FACTOR, trackId: null });
+    const key = { cert: person, issuerRut: COMPANY, type: 33, folio };
+
+    expect(await sii.rpetc.getEstCesion(key)).toEqual({ code: 0, glosa: 'Documento Cedido', cedido: true });
+    const detailed = await sii.rpetc.getEstCesion({ ...key, idCesion: cesion.idCesion });
+    expect(detailed).toMatchObject({ code: 0, cedido: true, holderRut: FACTOR, declaracionJurada: true });
+    expect(detailed.lastAnnotation).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+    expect((await sii.rpetc.getEstCesion({ ...key, idCesion: 'OTRACLAVE' })).code).toBe(2);
+
+    // Another holder: the factor cedes it on.
+    sim.registerCesion({ issuerRut: COMPANY, type: 33, folio, cesionarioRut: OTHER_COMPANY });
+    expect(sim.cesiones({ issuerRut: COMPANY, type: 33, folio }).map((c) => [c.seq, c.cedenteRut])).toEqual([
+      [1, COMPANY],
+      [2, FACTOR],
+    ]);
+    const relac = await sii.rpetc.getEstCesionRelac({ ...key, companyRut: DEBTOR });
+    expect(relac).toMatchObject({ code: 0, cedido: true, holderRut: OTHER_COMPANY });
+    // The first cesionario is no longer linked to it: neither holder nor receiver.
+    expect(await sii.rpetc.getEstCesionRelac({ ...key, companyRut: FACTOR })).toMatchObject({
+      code: -15,
+      cedido: false,
+    });
+    // OUTSIDER acts only for OTHER_COMPANY (the holder): 10 for the debtor, 0 for the holder.
+    expect((await sii.rpetc.getEstCesionRelac({ ...key, cert: outsider, companyRut: DEBTOR })).code).toBe(10);
+    expect((await sii.rpetc.getEstCesionRelac({ ...key, cert: outsider, companyRut: OTHER_COMPANY })).code).toBe(0);
+  });
+
+  it('malformed parameters are 1 (Error de datos)', async () => {
+    const answer = await sii.rpetc.getEstCesionRelac({
+      cert: person,
+      issuerRut: COMPANY,
+      type: 33,
+      folio: 0,
+      companyRut: DEBTOR,
+    });
+    expect(answer).toMatchObject({ code: 1, cedido: false });
+  });
+});
+
+describe('the answers the simulator never gives (a stand-in server)', () => {
+  async function standIn(answer: (path: string) => string, run: (client: SiiClient) => Promise<void>) {
+    const fake = http.createServer((req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/xml; charset=utf-8' });
+      res.end(answer(req.url ?? ''));
+    });
+    await new Promise<void>((r) => fake.listen(0, '127.0.0.1', r));
+    try {
+      await run(createSiiClient({ config: config(`http://127.0.0.1:${(fake.address() as AddressInfo).port}`) }));
+    } finally {
+      await new Promise((r) => fake.close(r));
+    }
+  }
+
+  const soap = (op: string, respuesta: string) =>
+    '<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body>' +
+    `<ns1:${op}Response xmlns:ns1="http://DefaultNamespace"><${op}Return>` +
+    respuesta.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') +
+    `</${op}Return></ns1:${op}Response></soapenv:Body></soapenv:Envelope>`;
+
+  it('upload STATUS 9 / 10 (internal) is SiiUnavailableError: no TRACKID, send again later', async () => {
+    await standIn(
+      () => '<?xml version="1.0"?>\n<RECEPCIONAEC><RUTSENDER>1-9</RUTSENDER><STATUS>9</STATUS></RECEPCIONAEC>',
+      async (client) => {
+        await expect(
+          client.rpetc.uploadAec({ cert: person, companyRut: COMPANY, email: 'x@example.cl', aec: AEC }),
+        ).rejects.toThrow(SiiUnavailableError);
+      },
+    );
+  });
+
+  it('header 6–8 (internal) is SiiUnavailableError', async () => {
+    const respuesta =
+      '<SII:RESPUESTA xmlns:SII="http://www.sii.cl/XMLSchema"><SII:RESP_HDR><SII:ESTADO>7</SII:ESTADO>' +
+      '<SII:GLOSA>Error Interno</SII:GLOSA></SII:RESP_HDR></SII:RESPUESTA>';
+    await standIn(
+      () => soap('getEstEnvio', respuesta),
+      async (client) => {
+        await expect(client.rpetc.getEstEnvio({ cert: person, trackId: '1' })).rejects.toThrow(SiiUnavailableError);
+      },
+    );
+  });
+});
+
+describe('reading the manuals’ examples', () => {
+  it('RECEPCIONAEC OK (envío automático §3.3.1)', () => {
+    const xml =
+      '<?xml version="1.0"?>\n<RECEPCIONAEC>\n <RUTSENDER>1-9</RUTSENDER>\n <RUTCOMPANY>88888888-8</RUTCOMPANY>\n' +
+      ' <FILE>AECautomOK.xml</FILE>\n <TIMESTAMP>29-11-2006 14:50:13</TIMESTAMP>\n <STATUS>0</STATUS>\n' +
+      ' <TRACKID>0000038936</TRACKID>\n</RECEPCIONAEC>';
+    expect(readRecepcionAec(xml)).toEqual({
+      status: 0,
+      trackId: '0000038936',
+      accepted: true,
+      glosa: 'Envío recibido OK',
+    });
+  });
+
+  it('getEstEnvio EOK and getEstCesion detailed (wsRPETCConsulta §3.2)', () => {
+    const envio =
+      '<?xml version="1.0" encoding="UTF-8"?>\n<SII:RESPUESTA xmlns:SII="http://www.sii.cl/XMLSchema">' +
+      '<SII:RESP_HDR><SII:ESTADO>0</SII:ESTADO></SII:RESP_HDR><SII:RESP_BODY><TRACKID>36322</TRACKID>' +
+      '<ESTADO_ENVIO>EOK</ESTADO_ENVIO><DESC_ESTADO>Envio Aceptado</DESC_ESTADO></SII:RESP_BODY></SII:RESPUESTA>';
+    expect(readEstEnvioAnswer(envio)).toEqual({
+      estado: 'EOK',
+      glosa: 'Envio Aceptado',
+      final: true,
+      accepted: true,
+      header: { code: 0, glosa: RPETC_HEADER_CODES[0] },
+    });
+    const cesion =
+      '<SII:RESPUESTA xmlns:SII="http://www.sii.cl/XMLSchema"><SII:RESP_HDR><SII:ESTADO>0</SII:ESTADO>' +
+      '</SII:RESP_HDR><SII:RESP_BODY><RUT_TENEDOR>2-7</RUT_TENEDOR><FECHA_ULT_ANOT>2005-05-04 18:13:06' +
+      '</FECHA_ULT_ANOT><DEC_JURADA>EXISTE</DEC_JURADA></SII:RESP_BODY></SII:RESPUESTA>';
+    expect(readEstCesionAnswer('getEstCesion', cesion)).toEqual({
+      code: 0,
+      glosa: 'Requerimiento recibido OK',
+      cedido: true,
+      holderRut: '2-7',
+      lastAnnotation: '2005-05-04 18:13:06',
+      declaracionJurada: true,
+    });
+  });
+
+  it('every ESTADO_ENVIO of the manual is mapped; the rejections and EOK/EAN are final', () => {
+    expect(Object.keys(ESTADO_ENVIO).sort()).toEqual(
+      ['UPL', 'RCP', 'RSC', 'SOK', 'RFS', 'FSO', 'RCR', 'COK', 'VDC', 'RDC', 'VCS', 'RCS', 'EOK', 'EAN'].sort(),
+    );
+    const finals = Object.entries(ESTADO_ENVIO)
+      .filter(([, m]) => m.final)
+      .map(([k]) => k)
+      .sort();
+    expect(finals).toEqual(['EAN', 'EOK', 'RCR', 'RCS', 'RDC', 'RFS', 'RSC']);
+    expect(
+      Object.keys(RPETC_HEADER_CODES)
+        .map(Number)
+        .sort((a, b) => a - b),
+    ).toEqual([-15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+});
