@@ -21,7 +21,7 @@ import {
   readRecepcionAec,
 } from '../../src/sii/rpetc.ts';
 import type { SiiClient } from '../../src/sii/types.ts';
-import { SiiUnavailableError } from '../../src/sii/types.ts';
+import { SiiAmbiguousError, SiiUnavailableError } from '../../src/sii/types.ts';
 import { createSiiSimulator, type SiiSimulator } from '../../src/sii-simulator/index.ts';
 import { MAX_AEC_BYTES } from '../../src/sii-simulator/rpetc.ts';
 import { waitFor } from '../helpers/time.ts';
@@ -152,6 +152,45 @@ describe('the upload (RTCAnotEnvio.cgi): STATUS', () => {
     sim.expireTokens();
     expect(await upload()).toMatchObject({ status: 0 });
     expect(renewals()).toBe(before + 1);
+  });
+
+  it('an answer lost after the SII took the file (timeout, 5xx) is SiiAmbiguousError; an outage before it, SiiUnavailableError', async () => {
+    const before = sim.aecUploads().length;
+    sim.setFault({ kind: 'timeout-after-receipt', count: 1, delayMs: 100 });
+    try {
+      await expect(upload({ fileName: 'perdido.xml' })).rejects.toThrow(SiiAmbiguousError);
+    } finally {
+      sim.clearFaults();
+    }
+    // The registry has it: that is why it must be asked before sending again.
+    expect(
+      sim
+        .aecUploads()
+        .slice(before)
+        .map((u) => u.filename),
+    ).toEqual(['perdido.xml']);
+
+    // A 5xx to an upload is ambiguous too; the same to a query is an outage.
+    sim.setFault({ kind: 'http500', count: 1, paths: [UPLOAD_PATH] });
+    try {
+      await expect(upload()).rejects.toThrow(SiiAmbiguousError);
+    } finally {
+      sim.clearFaults();
+    }
+    // No token and the SII unreachable: nothing was sent.
+    sim.expireTokens();
+    sim.setFault({ kind: 'down', count: 1, paths: ['/DTEWS/CrSeed.jws'] });
+    try {
+      await expect(upload()).rejects.toThrow(SiiUnavailableError);
+    } finally {
+      sim.clearFaults();
+    }
+    sim.setFault({ kind: 'http500', count: 1, paths: ['/DTEWS/services/wsRPETCConsulta'] });
+    try {
+      await expect(sii.rpetc.getEstEnvio({ cert: person, trackId: '1' })).rejects.toThrow(SiiUnavailableError);
+    } finally {
+      sim.clearFaults();
+    }
   });
 
   it('without PROG 1.0 in the User-Agent the gateway answers 401', async () => {
