@@ -22,7 +22,10 @@ export type SchemaName =
   | 'EnvioDTE_v10.xsd'
   | 'EnvioBOLETA_v11.xsd'
   | 'RespuestaEnvioDTE_v10.xsd'
-  | 'EnvioRecibos_v10.xsd';
+  | 'EnvioRecibos_v10.xsd'
+  | 'AEC_v10.xsd'
+  | 'Cesion_v10.xsd'
+  | 'DTECedido_v10.xsd';
 
 const validators = new Map<SchemaName, XsdValidator>();
 let providersRegistered = false;

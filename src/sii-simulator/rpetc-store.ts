@@ -13,7 +13,9 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { normalizeRut } from '../dte/rut.ts';
-import type { AecEstado, AecRegistryView, AecVerdict } from './aec-checks.ts';
+import type { AecRegistryView, AecVerdict } from './aec-checks.ts';
+
+type AecEstado = AecVerdict['estado'];
 
 export type EnvioAecEstado = 'RCP' | 'SOK' | 'FSO' | 'COK' | 'VDC' | 'VCS' | AecEstado;
 

@@ -141,8 +141,8 @@ function getEstEnvio(ctx: SimContext, p: Params): string {
   if (!upload) return rpetcRespuesta(2, 'Error No se encontro informacion');
   if (!ctx.registro.actsFor(holder, upload.companyRut)) return noPermission(holder, upload.companyRut);
   const estado = aecEstadoOf(upload);
-  const final = isAecFinal(upload) && estado !== 'EOK';
-  const desc = final ? `${DESC_ESTADO[estado]}: ${upload.verdict.glosa}` : DESC_ESTADO[estado];
+  // A rejection's DESC_ESTADO is the checks' glosa: the state's description and the reason.
+  const desc = isAecFinal(upload) && estado !== 'EOK' ? upload.verdict.glosa : DESC_ESTADO[estado];
   return rpetcRespuesta(0, null, [
     ['TRACKID', String(Number(upload.trackId))],
     ['ESTADO_ENVIO', estado],

@@ -9,8 +9,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildAec } from '../../src/cession/aec.ts';
+import { addDays, calendarDate } from '../../src/dte/calendar-date.ts';
 import { generateTestCertificate, parsePkcs12, type SigningCertificate } from '../../src/dte/certificate.ts';
+import { santiagoTimestamp } from '../../src/dte/chile-time.ts';
 import { createSiiClient } from '../../src/sii/client.ts';
 import {
   ESTADO_ENVIO,
@@ -24,6 +27,10 @@ import type { SiiClient } from '../../src/sii/types.ts';
 import { SiiAmbiguousError, SiiUnavailableError } from '../../src/sii/types.ts';
 import { createSiiSimulator, type SiiSimulator } from '../../src/sii-simulator/index.ts';
 import { MAX_AEC_BYTES } from '../../src/sii-simulator/rpetc.ts';
+import { closeAfterApps } from '../helpers/app.ts';
+import { textOf } from '../helpers/dte-pipeline.ts';
+import { createLiveIssuer, estadoOf, eventually, startLiveApp } from '../helpers/live.ts';
+import { factura } from '../helpers/requests.ts';
 import { waitFor } from '../helpers/time.ts';
 
 /** The cedente, an issuer the simulator knows. */
@@ -53,6 +60,7 @@ function cert(holderRut: string): SigningCertificate {
 
 function config(rpetcUrl = url) {
   return {
+    SII_REGISTRO_URL: `${url}/WSREGISTRORECLAMODTE/registroreclamodteservice`,
     SII_DTEWS_URL: url,
     SII_UPLOAD_URL: url,
     SII_BOLETA_API_URL: `${url}/recursos/v1`,
@@ -75,6 +83,8 @@ const renewals = () => logLines.filter((l) => l.includes('authenticating again')
 
 beforeAll(async () => {
   sim = createSiiSimulator({ stepDelayMs: 5 });
+  // Closed after the live app of the end-to-end test, whose jobs talk to it.
+  closeAfterApps(() => sim.close());
   ({ url } = await sim.listen(0));
   sim.registerIssuer({ rut: COMPANY, resolutionDate: '2014-08-22', resolutionNumber: 80 });
   sim.authorizeUser({ holderRut: OUTSIDER, companyRut: OTHER_COMPANY });
@@ -88,7 +98,6 @@ beforeAll(async () => {
   person = cert(PERSON);
   outsider = cert(OUTSIDER);
 });
-afterAll(() => sim.close());
 
 describe('the upload (RTCAnotEnvio.cgi): STATUS', () => {
   it('0 with a TRACKID; the envío then walks to a final state that getEstEnvio reports', async () => {
@@ -371,5 +380,90 @@ describe('reading the manuals’ examples', () => {
         .map(Number)
         .sort((a, b) => a - b),
     ).toEqual([-15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+});
+
+describe('end to end: the AEC of an accepted live factura (src/cession/aec.ts buildAec)', () => {
+  it('is registered (EOK), the cesionario becomes the holder; the old holder ceding it again is RCS', async () => {
+    const t = await startLiveApp(sim, url);
+    const live = await createLiveIssuer(t, sim, [33]);
+    const issued = await t.app.inject({
+      method: 'POST',
+      url: `/api/${live.rut}/emitir`,
+      headers: live.auth,
+      payload: factura(),
+    });
+    expect(issued.statusCode, issued.body).toBe(200);
+    const doc = issued.json() as { folio: number; date: string; xml_url: string };
+    await eventually(async () => (await estadoOf(t, live.rut, 33, doc.folio)) === 'aceptado');
+    const xmlUrl = new URL(doc.xml_url);
+    const dteXml = (await t.app.inject({ method: 'GET', url: xmlUrl.pathname + xmlUrl.search })).rawPayload;
+    const key = { rutEmisor: live.rut, tipoDoc: 33, folio: doc.folio };
+    const cedibleBefore = (await sii.registro.consultarCedible(person, key)).codResp;
+
+    const cedente = {
+      rut: live.rut,
+      razonSocial: live.issuer.name,
+      direccion: 'Av. Apoquindo 1234, Las Condes',
+      email: 'finanzas@example.cl',
+      autorizados: [{ rut: PERSON, nombre: 'Persona de Prueba' }],
+    };
+    const aecTo = (cesionarioRut: string, razonSocial: string) =>
+      buildAec(
+        {
+          dteXml,
+          seq: 1,
+          cedente,
+          cesionario: {
+            rut: cesionarioRut,
+            razonSocial,
+            direccion: 'Huérfanos 1160, Santiago',
+            email: 'op@example.cl',
+          },
+          monto: Number(textOf(dteXml.toString('latin1'), 'MntTotal')),
+          ultimoVencimiento: addDays(calendarDate(doc.date), 30),
+          signedAt: santiagoTimestamp(new Date()),
+        },
+        person,
+      );
+    const registered = async (aec: Buffer, fileName: string) => {
+      const answer = await sii.rpetc.uploadAec({
+        cert: person,
+        companyRut: live.rut,
+        email: 'x@example.cl',
+        aec,
+        fileName,
+      });
+      expect(answer).toMatchObject({ status: 0, accepted: true });
+      return waitFor(async () => {
+        const s = await sii.rpetc.getEstEnvio({ cert: person, trackId: answer.trackId! });
+        return s.final && s;
+      });
+    };
+
+    const first = await registered(aecTo(FACTOR, 'Factoring Ñandú S.A.'), 'AEC_1.xml');
+    expect(first, first.glosa).toMatchObject({ estado: 'EOK', accepted: true, final: true });
+    const [cesion] = sim.cesiones({ issuerRut: live.rut, type: 33, folio: doc.folio });
+    expect(cesion).toMatchObject({ seq: 1, cedenteRut: live.rut, cesionarioRut: FACTOR, declaracionJurada: true });
+    const where = { cert: person, issuerRut: live.rut, type: 33, folio: doc.folio };
+    expect(await sii.rpetc.getEstCesion(where)).toMatchObject({ code: 0, cedido: true });
+    expect(await sii.rpetc.getEstCesion({ ...where, idCesion: cesion!.idCesion })).toMatchObject({
+      code: 0,
+      holderRut: FACTOR,
+      declaracionJurada: true,
+    });
+    expect(await sii.rpetc.getEstCesionRelac({ ...where, companyRut: FACTOR })).toMatchObject({
+      code: 0,
+      holderRut: FACTOR,
+    });
+    // The claims registry does not change its answer about the document.
+    expect((await sii.registro.consultarCedible(person, key)).codResp).toBe(cedibleBefore);
+
+    // The issuer is no longer the holder: ceding it again as a first cesión is refused.
+    const second = await registered(aecTo(OTHER_COMPANY, 'Otro Factoring SpA'), 'AEC_2.xml');
+    expect(second).toMatchObject({ estado: 'RCS', accepted: false, final: true });
+    expect(second.glosa).toMatch(/^Cesi[oó]n Invalida: .*SeqCesion/);
+    expect(sim.cesiones({ issuerRut: live.rut, type: 33, folio: doc.folio })).toHaveLength(1);
+    expect((await sii.rpetc.getEstCesion({ ...where, idCesion: cesion!.idCesion })).holderRut).toBe(FACTOR);
   });
 });
