@@ -426,6 +426,8 @@ describe('end to end: the AEC of an accepted live factura (src/cession/aec.ts bu
         },
         person,
       );
+    /** The states getEstEnvio showed, in order. */
+    let seen: string[] = [];
     const registered = async (aec: Buffer, fileName: string) => {
       const answer = await sii.rpetc.uploadAec({
         cert: person,
@@ -435,14 +437,25 @@ describe('end to end: the AEC of an accepted live factura (src/cession/aec.ts bu
         fileName,
       });
       expect(answer).toMatchObject({ status: 0, accepted: true });
-      return waitFor(async () => {
-        const s = await sii.rpetc.getEstEnvio({ cert: person, trackId: answer.trackId! });
-        return s.final && s;
-      });
+      return waitFor(
+        async () => {
+          const s = await sii.rpetc.getEstEnvio({ cert: person, trackId: answer.trackId! });
+          if (s.estado && seen.at(-1) !== s.estado) seen.push(s.estado);
+          return s.final && s;
+        },
+        { intervalMs: 10 },
+      );
     };
-
+    // Slow steps, so that getEstEnvio shows the envío walking.
+    sim.setProcessingDelay(60);
     const first = await registered(aecTo(FACTOR, 'Factoring Ñandú S.A.'), 'AEC_1.xml');
+    sim.setProcessingDelay(5);
     expect(first, first.glosa).toMatchObject({ estado: 'EOK', accepted: true, final: true });
+    const walk = ['RCP', 'SOK', 'FSO', 'COK', 'VDC', 'VCS', 'EOK'];
+    expect(seen.length).toBeGreaterThan(2);
+    expect(seen.map((e) => walk.indexOf(e))).toEqual([...seen.map((e) => walk.indexOf(e))].sort((a, b) => a - b));
+    expect(seen.every((e) => walk.includes(e))).toBe(true);
+    seen = [];
     const [cesion] = sim.cesiones({ issuerRut: live.rut, type: 33, folio: doc.folio });
     expect(cesion).toMatchObject({ seq: 1, cedenteRut: live.rut, cesionarioRut: FACTOR, declaracionJurada: true });
     const where = { cert: person, issuerRut: live.rut, type: 33, folio: doc.folio };
@@ -462,6 +475,7 @@ describe('end to end: the AEC of an accepted live factura (src/cession/aec.ts bu
     // The issuer is no longer the holder: ceding it again as a first cesión is refused.
     const second = await registered(aecTo(OTHER_COMPANY, 'Otro Factoring SpA'), 'AEC_2.xml');
     expect(second).toMatchObject({ estado: 'RCS', accepted: false, final: true });
+    expect(seen.at(-1)).toBe('RCS');
     expect(second.glosa).toMatch(/^Cesi[oó]n Invalida: .*SeqCesion/);
     expect(sim.cesiones({ issuerRut: live.rut, type: 33, folio: doc.folio })).toHaveLength(1);
     expect((await sii.rpetc.getEstCesion({ ...where, idCesion: cesion!.idCesion })).holderRut).toBe(FACTOR);
