@@ -14,9 +14,11 @@
  *   4 unknown; 1 malformed parameters; 2 nothing found (unknown track, document not ceded,
  *   IdCesion not the document's); 10 the token's holder may not act for the envío's company
  *   (getEstEnvio) or for RutEmpresa (getEstCesionRelac); -15 RutEmpresa is neither the holder
- *   nor the receiver of the document.
+ *   nor the receiver of the document. `GET …?wsdl` serves the vendored WSDL pointing here.
  */
+import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
+import { resolve } from 'node:path';
 import { create } from 'xmlbuilder2';
 import { santiagoTimestamp } from '../dte/chile-time.ts';
 import { decodeXmlBytes } from '../dte/xml-text.ts';
@@ -220,9 +222,21 @@ function dispatch(ctx: SimContext, call: SoapCall): string {
   }
 }
 
-export function handleRpetcConsulta(ctx: SimContext, req: IncomingMessage, body: Buffer): Reply {
-  // What Axis answers a browser (the WSDL is not served: it is not vendored).
-  if (req.method === 'GET') return htmlReply(200, 'wsRPETCConsulta', 'Hi there, this is an AXIS service!');
+/** The vendored production WSDL (resources/sii/PROVENANCE.md). */
+const CONSULTA_WSDL = resolve('resources/sii/wsdl/palena/wsRPETCConsulta.wsdl');
+
+export function handleRpetcConsulta(ctx: SimContext, req: IncomingMessage, url: URL, body: Buffer): Reply {
+  if (req.method === 'GET') {
+    if (url.searchParams.has('wsdl') || url.searchParams.has('WSDL')) {
+      const wsdl = readFileSync(CONSULTA_WSDL, 'utf8').replace(
+        /(<wsdlsoap:address\s+location=")[^"]*(")/,
+        `$1http://${req.headers.host ?? url.host}${RPETC_CONSULTA_PATH}$2`,
+      );
+      return reply(200, wsdl, 'text/xml; charset=utf-8');
+    }
+    // What Axis answers a browser.
+    return htmlReply(200, 'wsRPETCConsulta', 'Hi there, this is an AXIS service!');
+  }
   if (req.method !== 'POST') return htmlReply(405, 'Method Not Allowed', `${req.method} is not supported`);
   try {
     const call = parseSoapCall(decodeXmlBytes(body));

@@ -349,7 +349,7 @@ export function createSiiSimulator(options: SiiSimulatorOptions = {}): SiiSimula
     if ((REGISTRO_PATHS as readonly string[]).includes(path)) return handleRegistro(ctx, req, requestUrl, path, body);
     if (path === '/cgi_dte/UPL/DTEUpload') return handleDteUpload(ctx, req, body);
     if (path === RPETC_UPLOAD_PATH) return handleAecUpload(ctx, req, body);
-    if (path === RPETC_CONSULTA_PATH) return handleRpetcConsulta(ctx, req, body);
+    if (path === RPETC_CONSULTA_PATH) return handleRpetcConsulta(ctx, req, requestUrl, body);
     if (path === '/cvc_cgi/dte/of_genera_archivo') return handleGeneraArchivo(ctx, req, body);
     if (path.startsWith(`${BOLETA_PREFIX}/`)) {
       return handleBoletaRest(ctx, req, requestUrl, path.slice(BOLETA_PREFIX.length), body);

@@ -209,6 +209,38 @@ describe('the upload (RTCAnotEnvio.cgi): STATUS', () => {
 });
 
 describe('wsRPETCConsulta', () => {
+  it('the simulator serves the vendored WSDL (rpc/encoded, DefaultNamespace) with its own address', async () => {
+    const wsdl = await (await fetch(`${url}/DTEWS/services/wsRPETCConsulta?wsdl`)).text();
+    expect(wsdl).toContain(`location="${url}/DTEWS/services/wsRPETCConsulta"`);
+    expect(wsdl).toContain('parameterOrder="Token RutEmisor DVEmisor TipoDoc FolioDoc IdCesion"');
+    expect(wsdl).toContain('targetNamespace="http://DefaultNamespace"');
+  });
+
+  it('the request is the manual’s: the operation in http://DefaultNamespace, the Token its first part', async () => {
+    let seen = '';
+    const fake = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        seen = Buffer.concat(chunks).toString('utf8');
+        res.writeHead(500, { 'Content-Type': 'text/xml' });
+        res.end('');
+      });
+    });
+    await new Promise<void>((r) => fake.listen(0, '127.0.0.1', r));
+    try {
+      const client = createSiiClient({ config: config(`http://127.0.0.1:${(fake.address() as AddressInfo).port}`) });
+      await expect(client.rpetc.getEstEnvio({ cert: person, trackId: '123' })).rejects.toThrow(SiiUnavailableError);
+    } finally {
+      await new Promise((r) => fake.close(r));
+    }
+    expect(seen).toMatch(
+      /<m:getEstEnvio xmlns:m="http:\/\/DefaultNamespace">\s*<Token xsi:type="xsd:string">\w+<\/Token>/,
+    );
+    expect(seen).toContain('<TrackId xsi:type="xsd:string">123</TrackId>');
+    expect(seen).toContain('SOAP-ENV:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/"');
+  });
+
   it('getEstEnvio: an unknown track is header 2, no estado', async () => {
     expect(await sii.rpetc.getEstEnvio({ cert: person, trackId: '9999999999' })).toEqual({
       estado: null,
