@@ -460,6 +460,9 @@ describe('end to end: the AEC of an accepted live factura (src/cession/aec.ts bu
       );
     /** The states getEstEnvio showed, in order. */
     let seen: string[] = [];
+    /** Whether getEstCesion showed the document ceded right after each upload was answered. */
+    const cededAtUpload: boolean[] = [];
+    const where = { cert: person, issuerRut: live.rut, type: 33, folio: doc.folio };
     const registered = async (aec: Buffer, fileName: string) => {
       const answer = await sii.rpetc.uploadAec({
         cert: person,
@@ -469,6 +472,7 @@ describe('end to end: the AEC of an accepted live factura (src/cession/aec.ts bu
         fileName,
       });
       expect(answer).toMatchObject({ status: 0, accepted: true });
+      cededAtUpload.push((await sii.rpetc.getEstCesion(where)).cedido);
       return waitFor(
         async () => {
           const s = await sii.rpetc.getEstEnvio({ cert: person, trackId: answer.trackId! });
@@ -479,10 +483,12 @@ describe('end to end: the AEC of an accepted live factura (src/cession/aec.ts bu
       );
     };
     // Slow steps, so that getEstEnvio shows the envío walking.
-    sim.setProcessingDelay(60);
+    sim.setProcessingDelay(100);
     const first = await registered(aecTo(FACTOR, 'Factoring Ñandú S.A.'), 'AEC_1.xml');
     sim.setProcessingDelay(5);
     expect(first, first.glosa).toMatchObject({ estado: 'EOK', accepted: true, final: true });
+    // While the envío walked (6 steps of 100 ms to go), the registry showed no cesión yet.
+    expect(cededAtUpload).toEqual([false]);
     const walk = ['RCP', 'SOK', 'FSO', 'COK', 'VDC', 'VCS', 'EOK'];
     expect(seen.length).toBeGreaterThan(2);
     expect(seen.map((e) => walk.indexOf(e))).toEqual([...seen.map((e) => walk.indexOf(e))].sort((a, b) => a - b));
@@ -490,7 +496,6 @@ describe('end to end: the AEC of an accepted live factura (src/cession/aec.ts bu
     seen = [];
     const [cesion] = sim.cesiones({ issuerRut: live.rut, type: 33, folio: doc.folio });
     expect(cesion).toMatchObject({ seq: 1, cedenteRut: live.rut, cesionarioRut: FACTOR, declaracionJurada: true });
-    const where = { cert: person, issuerRut: live.rut, type: 33, folio: doc.folio };
     expect(await sii.rpetc.getEstCesion(where)).toMatchObject({ code: 0, cedido: true });
     expect(await sii.rpetc.getEstCesion({ ...where, idCesion: cesion!.idCesion })).toMatchObject({
       code: 0,
