@@ -23,6 +23,8 @@ import {
   readEstEnvioAnswer,
   readRecepcionAec,
 } from '../../src/sii/rpetc.ts';
+import { signSeed } from '../../src/sii/session.ts';
+import { soapRequest, soapReturnValue } from '../../src/sii/soap.ts';
 import type { SiiClient } from '../../src/sii/types.ts';
 import { SiiAmbiguousError, SiiUnavailableError } from '../../src/sii/types.ts';
 import { createSiiSimulator, type SiiSimulator } from '../../src/sii-simulator/index.ts';
@@ -239,6 +241,39 @@ describe('wsRPETCConsulta', () => {
     );
     expect(seen).toContain('<TrackId xsi:type="xsd:string">123</TrackId>');
     expect(seen).toContain('SOAP-ENV:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/"');
+  });
+
+  it('the simulator answers a missing token 5, an unknown one 4, an expired one 3 (the client renews on each)', async () => {
+    const consulta = `${url}/DTEWS/services/wsRPETCConsulta`;
+    const call = async (token: string) => {
+      const body = soapRequest(consulta, 'getEstEnvio', [
+        ['Token', token],
+        ['TrackId', '1'],
+      ]);
+      const res = await fetch(consulta, { method: 'POST', body, headers: { 'Content-Type': 'text/xml' } });
+      return readEstEnvioAnswer(soapReturnValue('getEstEnvio', await res.text())).header.code;
+    };
+    expect(await call('')).toBe(5);
+    expect(await call('NOEXISTE')).toBe(4);
+    // A real token, then expired.
+    const seedXml = soapReturnValue(
+      'getSeed',
+      await (await fetch(`${url}/DTEWS/CrSeed.jws`, { method: 'POST', body: soapRequest(url, 'getSeed', []) })).text(),
+    );
+    const seed = /<SEMILLA>(\d+)<\/SEMILLA>/.exec(seedXml)![1]!;
+    const tokenXml = soapReturnValue(
+      'getToken',
+      await (
+        await fetch(`${url}/DTEWS/GetTokenFromSeed.jws`, {
+          method: 'POST',
+          body: soapRequest(url, 'getToken', [['pszXml', signSeed(seed, person)]]),
+        })
+      ).text(),
+    );
+    const token = /<TOKEN>(\w+)<\/TOKEN>/.exec(tokenXml)![1]!;
+    expect(await call(token)).toBe(2);
+    sim.expireTokens();
+    expect(await call(token)).toBe(3);
   });
 
   it('getEstEnvio: an unknown track is header 2, no estado', async () => {
