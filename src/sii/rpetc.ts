@@ -12,8 +12,8 @@
  *   the token's holder). It answers RECEPCIONAEC with a STATUS (RPETC_UPLOAD_STATUS).
  * - Failures are classified as for issuing (src/sii/http.ts, docs/design.md §6): the upload is
  *   not read-only, so a timeout after sending, a 5xx or an unreadable answer is a
- *   SiiAmbiguousError (the SII may have the file: ask getEstEnvio, or look at the cesión with
- *   getEstCesion, before sending it again); STATUS 5, HTTP 401 and the status service's header
+ *   SiiAmbiguousError (the SII may have the file, and no TRACKID came back: look at the cesión
+ *   with getEstCesion before sending it again); STATUS 5, HTTP 401 and the status service's header
  *   codes 3–5 renew the token once, then SiiAuthError.
  * - STATUS 9 and 10 ("Error Interno") are a SiiUnavailableError: the SII answered without a
  *   TRACKID, so it took nothing to validate and the same file may be sent again later. The
