@@ -337,6 +337,25 @@ describe('wsRPETCConsulta', () => {
     expect((await sii.rpetc.getEstCesionRelac({ ...key, cert: outsider, companyRut: OTHER_COMPANY })).code).toBe(0);
   });
 
+  it('the control API registers and lists cesiones, and lists the AECs received', async () => {
+    const folio = nextFolio++;
+    const posted = await fetch(`${url}/sim/rpetc/cesiones`, {
+      method: 'POST',
+      body: JSON.stringify({ issuerRut: COMPANY, type: 34, folio, cesionarioRut: FACTOR, monto: 1000 }),
+    });
+    expect(posted.status).toBe(200);
+    expect(await posted.json()).toMatchObject({ seq: 1, cedenteRut: COMPANY, cesionarioRut: FACTOR, monto: 1000 });
+    const listed = await fetch(`${url}/sim/rpetc/cesiones?issuerRut=${COMPANY}&type=34&folio=${folio}`);
+    expect((await listed.json()) as unknown[]).toHaveLength(1);
+    const bad = await fetch(`${url}/sim/rpetc/cesiones`, {
+      method: 'POST',
+      body: JSON.stringify({ issuerRut: COMPANY, type: 34, folio, cesionarioRut: '1-1' }),
+    });
+    expect(bad.status).toBe(400);
+    const uploads = (await (await fetch(`${url}/sim/rpetc/uploads`)).json()) as { trackId: string }[];
+    expect(uploads.map((u) => u.trackId)).toEqual(sim.aecUploads().map((u) => u.trackId));
+  });
+
   it('malformed parameters are 1 (Error de datos)', async () => {
     const answer = await sii.rpetc.getEstCesionRelac({
       cert: person,
