@@ -60,6 +60,11 @@ export const configSchema = z.object({
    * in path too): production https://ws1.sii.cl/WSREGISTRORECLAMODTE/registroreclamodteservice.
    */
   SII_REGISTRO_URL: url.default('https://ws2.sii.cl/WSREGISTRORECLAMODTECERT/registroreclamodteservice'),
+  /**
+   * Base of the SII's registry of cesiones (RPETC): the AEC upload /cgi_rtc/RTC/RTCAnotEnvio.cgi
+   * and the status service /DTEWS/services/wsRPETCConsulta. Production https://palena.sii.cl.
+   */
+  SII_RPETC_URL: url.default('https://maullin.sii.cl'),
   SII_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** Background jobs (SII submission and polling, webhooks, e-mail) run in this process (src/jobs.ts). */
   JOBS_ENABLED: boolish.default(true),

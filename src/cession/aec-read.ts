@@ -126,13 +126,22 @@ export function readAec(bytes: Buffer): AecRead {
     signatures: {
       aec: signatureChecks(doc, root, null)[0] ?? NO_SIGNATURE,
       dteCedido: signatureChecks(doc, dteCedido, cutOut(text, 'DTECedido', 0))[0] ?? NO_SIGNATURE,
-      dte: dteText ? verifyDte(dteText) : { valid: false, reason: 'DTE text not found' },
+      dte: dteText ? guarded(() => verifyDte(dteText)) : { valid: false, reason: 'DTE text not found' },
       cesiones: cesionEls.map((c, i) => combined(signatureChecks(doc, c, cesionTexts[i] ?? null))),
     },
   };
 }
 
 const NO_SIGNATURE: SignatureCheck = { valid: false, reason: 'Signature missing' };
+
+/** A signature check that reports, rather than throws, a key or certificate that cannot be read. */
+function guarded(check: () => SignatureCheck): SignatureCheck {
+  try {
+    return check();
+  } catch (e) {
+    return { valid: false, reason: `unreadable key or certificate: ${(e as Error).message}` };
+  }
+}
 
 function combined(checks: SignatureCheck[]): SignatureCheck {
   if (checks.length === 0) return NO_SIGNATURE;
@@ -225,7 +234,7 @@ function cutOut(text: string, name: string, index: number): string | null {
 function signatureChecks(doc: XmlDocument, host: Element, hostText: string | null): SignatureCheck[] {
   const signatures = named(host, 'Signature');
   return signatures.map((sig, i) => {
-    const inPlace = checkSignatureElement(doc, sig);
+    const inPlace = guarded(() => checkSignatureElement(doc, sig));
     if (inPlace.valid || !hostText) return inPlace;
     for (const variant of namespaceVariants(hostText)) {
       const alone = checkCutOut(variant, i);
@@ -254,5 +263,5 @@ function checkCutOut(elementText: string, signatureIndex: number): SignatureChec
     return { valid: false, reason: `not well-formed XML: ${(e as Error).message}` };
   }
   const sig = doc.documentElement ? named(doc.documentElement, 'Signature')[signatureIndex] : undefined;
-  return sig ? checkSignatureElement(doc, sig) : NO_SIGNATURE;
+  return sig ? guarded(() => checkSignatureElement(doc, sig)) : NO_SIGNATURE;
 }

@@ -80,6 +80,9 @@ export class AecInvalidError extends Error {
   }
 }
 
+/** FAEC §1 and Cesion_v10.xsd `DTEFacturasType`: facturas (33, 34), liquidación-factura (43), factura de compra (46). */
+const CEDIBLE_TYPES = new Set([33, 34, 43, 46]);
+
 /** Cesion_v10.xsd: DeclaracionJurada and OtrasCondiciones are at most 512 characters. */
 const DECLARACION_MAX = 512;
 
@@ -159,11 +162,12 @@ export function buildAec(input: AecInput, cert: SignatureKey): Buffer {
 
 /**
  * What the registry would refuse in the request itself (ITEC p.5), refused here before signing:
- * the cedente of a first cesión is the issuer, MontoCesion a whole amount up to MntTotal,
+ * a type that is not a factura, the cedente of a first cesión other than the issuer, MontoCesion a whole amount up to MntTotal,
  * UltimoVencimiento not before FchEmis.
  */
 function inputProblems(input: AecInput, dte: DteIdentity): string[] {
   const problems: string[] = [];
+  if (!CEDIBLE_TYPES.has(dte.type)) problems.push(`type ${dte.type} cannot be ceded (only 33, 34, 43 and 46)`);
   if (rut(input.cedente.rut) !== rut(dte.issuerRut))
     problems.push(`cedente ${input.cedente.rut} is not the DTE's issuer ${dte.issuerRut}`);
   if (!Number.isSafeInteger(input.monto) || input.monto < 1 || input.monto > Number(dte.totalText))

@@ -6,6 +6,7 @@ import type { AuthStore } from './auth.ts';
 import type { CafIssuer } from './caf-issuer.ts';
 import type { Processor } from './processing.ts';
 import type { RegistroStore } from './registro-store.ts';
+import type { RpetcRegistry } from './rpetc-store.ts';
 import type { RegisteredIssuer } from './state.ts';
 
 export interface SimContext {
@@ -16,6 +17,8 @@ export interface SimContext {
   cafs: CafIssuer;
   /** The claims registry's documents, events and authorisations. */
   registro: RegistroStore;
+  /** The registry of cesiones (RPETC): AEC uploads, their states, the cesiones per document. */
+  rpetc: RpetcRegistry;
   /** NUM_ATENCION of the query services: a counter and the time. */
   nextAttentionNumber(): string;
 }

@@ -20,11 +20,17 @@
  *   POST   /sim/registro/reception      {issuerRut, type, folio, receivedAt} → 204
  *   POST   /sim/registro/authorizations {holderRut, companyRut} → 204
  *   GET    /sim/registro/events?issuerRut=&type=&folio= → JSON list of the document's events
+ *   GET    /sim/rpetc/uploads      → JSON list of the AECs received, with their state
+ *   GET    /sim/rpetc/cesiones?issuerRut=&type=&folio= → JSON list of the document's cesiones
+ *   POST   /sim/rpetc/cesiones     {issuerRut, type, folio, cesionarioRut, cedenteRut?, monto?,
+ *                                   ultimoVencimiento?, declaracionJurada?} → the cesión recorded
+ *                                   (JSON; another holder, by hand)
  */
 import type { IncomingMessage } from 'node:http';
 import type { FaultSpec } from './faults.ts';
 import { jsonReply, type Reply, reply, textReply } from './http-util.ts';
 import type { ReceivedDocumentInput } from './registro-store.ts';
+import type { ManualCesionInput } from './rpetc-store.ts';
 import type { RegisteredIssuer } from './state.ts';
 import type { SupplierDelivery } from './supplier.ts';
 
@@ -43,6 +49,9 @@ export interface SimControl {
   setReceptionDate(input: { issuerRut: string; type: number; folio: number; receivedAt: Date | string }): void;
   authorizeUser(input: { holderRut: string; companyRut: string }): void;
   registroEvents(input: { issuerRut: string; type: number; folio: number }): unknown[];
+  aecUploads(): unknown[];
+  cesiones(input: { issuerRut: string; type: number; folio: number }): unknown[];
+  registerCesion(input: ManualCesionInput): unknown;
 }
 
 const noContent = (): Reply => ({ status: 204, headers: {}, body: Buffer.alloc(0) });
@@ -98,6 +107,19 @@ function route(sim: SimControl, method: string, path: string, body: Buffer, quer
           folio: Number(query.get('folio')),
         }),
       );
+    case 'GET /sim/rpetc/uploads':
+      return jsonReply(200, sim.aecUploads());
+    case 'GET /sim/rpetc/cesiones':
+      return jsonReply(
+        200,
+        sim.cesiones({
+          issuerRut: query.get('issuerRut') ?? '',
+          type: Number(query.get('type')),
+          folio: Number(query.get('folio')),
+        }),
+      );
+    case 'POST /sim/rpetc/cesiones':
+      return jsonReply(200, sim.registerCesion(parseJson(body) as unknown as ManualCesionInput));
     case 'GET /sim/caf-key.pem':
       return reply(200, sim.cafPublicKeyPem, 'application/x-pem-file');
     default:

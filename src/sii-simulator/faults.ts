@@ -31,7 +31,11 @@ export interface FaultSpec {
   paths?: string[];
 }
 
-const UPLOAD_PATHS = ['/cgi_dte/UPL/DTEUpload', '/recursos/v1/boleta.electronica.envio'];
+const UPLOAD_PATHS = [
+  '/cgi_dte/UPL/DTEUpload',
+  '/recursos/v1/boleta.electronica.envio',
+  '/cgi_rtc/RTC/RTCAnotEnvio.cgi',
+];
 
 export const DEFAULT_SLOW_MS = 5_000;
 

@@ -99,6 +99,7 @@ async function main(): Promise<void> {
       `SII_PORTAL_URL=${base}`,
       `SII_BOLETA_API_URL=${base}${BOLETA_PREFIX}`,
       `SII_BOLETA_UPLOAD_URL=${base}${BOLETA_PREFIX}`,
+      `SII_RPETC_URL=${base}`,
       `TIMBRE_EXTRA_CAF_KEYS=${publicPemPath}`,
       '',
     ].join('\n'),

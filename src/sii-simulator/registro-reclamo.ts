@@ -29,7 +29,7 @@ import { decodeXmlBytes, escapeXml } from '../dte/xml-text.ts';
 import { parseXml, stripXmlDeclaration } from '../dte/xmldsig.ts';
 import type { SimContext } from './context.ts';
 import { cookie, htmlReply, type Reply, reply, xmlReply } from './http-util.ts';
-import { allEvents, CLAIMS, isAccion, type RecordedEvent } from './registro-store.ts';
+import { allEvents, CLAIMS, isAccion, type RecordedEvent, type RegistryDocument } from './registro-store.ts';
 
 export const REGISTRO_PATHS = [
   '/WSREGISTRORECLAMODTE/registroreclamodteservice',
@@ -237,12 +237,29 @@ function cedible(ctx: SimContext, holderRut: string, p: Map<string, string>): An
   if (!ctx.registro.actsFor(holderRut, doc.receiverRut) && !ctx.registro.actsFor(holderRut, doc.issuerRut)) {
     return { codResp: 14 };
   }
+  return { codResp: cedibilityOf(ctx, doc) };
+}
+
+/** 21–25 for a document the registry knows (the answer of consultarDocDteCedible). */
+function cedibilityOf(ctx: SimContext, doc: RegistryDocument): number {
   const windowEnd = doc.receivedAt.getTime() + EIGHT_DAYS_MS;
-  if (doc.notes.some((n) => n.codEvento === 'NCA' && n.at.getTime() < windowEnd)) return { codResp: 21 };
+  if (doc.notes.some((n) => n.codEvento === 'NCA' && n.at.getTime() < windowEnd)) return 21;
   const done = ctx.registro.actions(doc).map((e) => e.codEvento);
-  if (done.some((c) => (CLAIMS as readonly string[]).includes(c))) return { codResp: 24 };
-  if (ctx.clock().getTime() >= windowEnd) return { codResp: 25 };
-  return done.includes('ERM') ? { codResp: 23 } : { codResp: 22 };
+  if (done.some((c) => (CLAIMS as readonly string[]).includes(c))) return 24;
+  if (ctx.clock().getTime() >= windowEnd) return 25;
+  return done.includes('ERM') ? 23 : 22;
+}
+
+/**
+ * consultarDocDteCedible's code for a document whoever asks (the registry of cesiones judges
+ * an AEC with it): 20 not a cedible type, 18 unknown, 10 before the registry, else 21–25.
+ */
+export function documentCedibility(ctx: SimContext, issuerRut: string, type: number, folio: number): number {
+  if (!REGISTRY_TYPES.includes(type)) return 20;
+  const doc = ctx.registro.find(issuerRut, type, folio);
+  if (!doc) return 18;
+  if (doc.receivedAt < REGISTRY_START) return 10;
+  return cedibilityOf(ctx, doc);
 }
 
 /** The reception date-time, or the text of why there is none (the return is a plain string). */

@@ -26,7 +26,7 @@ export interface RecordedEvent {
 }
 
 /** A document as the registry sees it. */
-interface RegistryDocument {
+export interface RegistryDocument {
   issuerRut: string;
   type: number;
   folio: number;

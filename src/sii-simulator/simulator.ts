@@ -22,7 +22,8 @@ import type { AddressInfo } from 'node:net';
 import { isRealDate } from '../dte/calendar-date.ts';
 import { loadSiiCafKeys, type TrustedCafKey } from '../dte/caf.ts';
 import { normalizeRut } from '../dte/rut.ts';
-import { santiagoTimestamp } from '../dte/chile-time.ts';
+import { dateOfInstantInSantiago, santiagoTimestamp } from '../dte/chile-time.ts';
+import { checkAec } from './aec-checks.ts';
 import { AuthStore, DEFAULT_TOKEN_TTL_MS, SEED_TTL_MS } from './auth.ts';
 import { BOLETA_PREFIX, handleBoletaRest } from './boleta-rest.ts';
 import type { SimContext } from './context.ts';
@@ -34,7 +35,9 @@ import { DEFAULT_SLOW_MS, FaultBoard, type FaultSpec } from './faults.ts';
 import { BodyTooLargeError, htmlReply, type Reply, readBody, textReply } from './http-util.ts';
 import { CafIssuer, DEFAULT_MAX_FOLIOS_PER_REQUEST, handleGeneraArchivo, SIMULATOR_CAF_IDK } from './portal.ts';
 import { Processor } from './processing.ts';
-import { handleRegistro, REGISTRO_PATHS } from './registro-reclamo.ts';
+import { documentCedibility, handleRegistro, REGISTRO_PATHS } from './registro-reclamo.ts';
+import { handleAecUpload, handleRpetcConsulta, RPETC_CONSULTA_PATH, RPETC_UPLOAD_PATH } from './rpetc.ts';
+import { aecEstadoOf, type CesionRecord, isAecFinal, type ManualCesionInput, RpetcRegistry } from './rpetc-store.ts';
 import { type ReceivedDocumentInput, RegistroStore } from './registro-store.ts';
 import { visibleEstado } from './queries.ts';
 import { errorText, isFinal, type RegisteredIssuer, type UploadRecord } from './state.ts';
@@ -111,6 +114,12 @@ export interface SiiSimulator {
   setReceptionDate(input: { issuerRut: string; type: number; folio: number; receivedAt: Date | string }): void;
   /** Claims registry: the certificate holder may act for the company (then only for those registered). */
   authorizeUser(input: { holderRut: string; companyRut: string }): void;
+  /** Registry of cesiones: the cesiones of a document, in order (those whose envío is still walking too). */
+  cesiones(input: { issuerRut: string; type: number; folio: number }): CesionSummary[];
+  /** Registry of cesiones: records a cesión by hand (the next seq; from the current holder unless told). */
+  registerCesion(input: ManualCesionInput): CesionSummary;
+  /** Registry of cesiones: the AECs received, with the state getEstEnvio shows now. */
+  aecUploads(): AecUploadSummary[];
   /** Claims registry: a document's events as listarEventosHistDoc lists them. */
   registroEvents(input: {
     issuerRut: string;
@@ -118,6 +127,38 @@ export interface SiiSimulator {
     folio: number;
   }): { codEvento: string; rutResponsable: string; at: string }[];
 }
+
+/** A cesión as the simulator shows it to tests and to `GET /sim/rpetc/cesiones`. */
+interface CesionSummary {
+  issuerRut: string;
+  type: number;
+  folio: number;
+  seq: number;
+  cedenteRut: string;
+  cesionarioRut: string;
+  monto: number;
+  ultimoVencimiento: string;
+  declaracionJurada: boolean;
+  /** ISO 8601: when the registry annotated it. */
+  at: string;
+  idCesion: string;
+  trackId: string | null;
+}
+
+/** An AEC upload as the simulator shows it to tests and to `GET /sim/rpetc/uploads`. */
+interface AecUploadSummary {
+  trackId: string;
+  companyRut: string;
+  senderRut: string;
+  filename: string;
+  receivedAt: string;
+  estado: string;
+  final: boolean;
+  /** The verdict of the checks (estado and glosa), shown once final. */
+  verdict: { estado: string; glosa: string } | null;
+}
+
+const summarizeCesion = (c: CesionRecord): CesionSummary => ({ ...c, at: c.at.toISOString() });
 
 function summarize(u: UploadRecord): UploadSummary {
   return {
@@ -175,6 +216,20 @@ export function createSiiSimulator(options: SiiSimulatorOptions = {}): SiiSimula
     issuers,
     trustedCafKeys,
   });
+  // Judges AECs against the accepted documents and the claims registry's cedibility (ctx below).
+  const rpetc = new RpetcRegistry(
+    {
+      clock,
+      today: () => dateOfInstantInSantiago(clock()),
+      checkAec,
+      document: (issuerRut, type, folio) => {
+        const doc = processor.registry.find(issuerRut, type, folio);
+        return doc && { sha256: doc.sha256, total: doc.total, date: doc.date, receiverRut: doc.receiverRut };
+      },
+      cedible: (issuerRut, type, folio) => documentCedibility(ctx, issuerRut, type, folio),
+    },
+    options.stepDelayMs ?? DEFAULT_STEP_DELAY_MS,
+  );
   let attention = 0;
   const ctx: SimContext = {
     clock,
@@ -183,6 +238,7 @@ export function createSiiSimulator(options: SiiSimulatorOptions = {}): SiiSimula
     issuers,
     cafs: new CafIssuer(cafKey, clock, issuers, options.maxFoliosPerRequest ?? DEFAULT_MAX_FOLIOS_PER_REQUEST),
     registro: new RegistroStore(clock, processor.registry),
+    rpetc,
     nextAttentionNumber: () => `${++attention} ( ${santiagoTimestamp(clock()).replace('T', ' ').replace(/-/g, '/')})`,
   };
   const faultBoard = new FaultBoard();
@@ -206,7 +262,10 @@ export function createSiiSimulator(options: SiiSimulatorOptions = {}): SiiSimula
       issuers.set(valid.rut, valid);
     },
     uploads: () => processor.all().map(summarize),
-    setProcessingDelay: (ms) => processor.setStepDelay(ms),
+    setProcessingDelay: (ms) => {
+      processor.setStepDelay(ms);
+      rpetc.setStepDelay(ms);
+    },
     expireTokens: () => ctx.auth.expireAll(),
     issueCaf: ({ rut, type, count }) => {
       const valid = normalizeRut(rut);
@@ -217,10 +276,27 @@ export function createSiiSimulator(options: SiiSimulatorOptions = {}): SiiSimula
       supplier ??= standInSupplier({ cafKey });
       return sendSupplierDte(supplier, input);
     },
-    settled: () => processor.settled(),
+    settled: async () => {
+      await processor.settled();
+      await rpetc.settled();
+    },
     registerReceivedDocument: (input) => ctx.registro.registerReceived(input),
     setReceptionDate: (input) => ctx.registro.setReception(input),
     authorizeUser: ({ holderRut, companyRut }) => ctx.registro.authorize(holderRut, companyRut),
+    cesiones: ({ issuerRut, type, folio }) =>
+      rpetc.all(normalizeRut(String(issuerRut)) ?? '', Number(type), Number(folio)).map(summarizeCesion),
+    registerCesion: (input) => summarizeCesion(rpetc.registerManual(input)),
+    aecUploads: () =>
+      rpetc.list().map((u) => ({
+        trackId: u.trackId,
+        companyRut: u.companyRut,
+        senderRut: u.senderRut,
+        filename: u.filename,
+        receivedAt: u.receivedAt.toISOString(),
+        estado: aecEstadoOf(u),
+        final: isAecFinal(u),
+        verdict: isAecFinal(u) ? { estado: u.verdict.estado, glosa: u.verdict.glosa } : null,
+      })),
     registroEvents: ({ issuerRut, type, folio }) =>
       ctx.registro.history(normalizeRut(String(issuerRut)) ?? '', Number(type), Number(folio)),
     listen: (port = 0, host = '127.0.0.1') =>
@@ -242,6 +318,7 @@ export function createSiiSimulator(options: SiiSimulatorOptions = {}): SiiSimula
       }),
     close: async () => {
       processor.stop();
+      rpetc.stop();
       for (const [t, fn] of pendingTimers) {
         clearTimeout(t);
         fn();
@@ -271,6 +348,8 @@ export function createSiiSimulator(options: SiiSimulatorOptions = {}): SiiSimula
     if (isDtewsPath(path)) return handleDtews(ctx, req, requestUrl, path, body);
     if ((REGISTRO_PATHS as readonly string[]).includes(path)) return handleRegistro(ctx, req, requestUrl, path, body);
     if (path === '/cgi_dte/UPL/DTEUpload') return handleDteUpload(ctx, req, body);
+    if (path === RPETC_UPLOAD_PATH) return handleAecUpload(ctx, req, body);
+    if (path === RPETC_CONSULTA_PATH) return handleRpetcConsulta(ctx, req, requestUrl, body);
     if (path === '/cvc_cgi/dte/of_genera_archivo') return handleGeneraArchivo(ctx, req, body);
     if (path.startsWith(`${BOLETA_PREFIX}/`)) {
       return handleBoletaRest(ctx, req, requestUrl, path.slice(BOLETA_PREFIX.length), body);

@@ -20,7 +20,7 @@ import {
 // RESPUESTA: the XML inside every DTEWS answer and the boleta semilla/token answers
 // ---------------------------------------------------------------------------------------------
 
-interface Respuesta {
+export interface Respuesta {
   /** RESP_HDR children by local name (first occurrence). */
   hdr: Map<string, string>;
   /** RESP_BODY children in document order: repeated groups stay in sequence (§7.4). */
@@ -33,7 +33,7 @@ const textOf = (el: Element) => (el.textContent ?? '').trim();
  * `<SII:RESPUESTA><SII:RESP_HDR>…</SII:RESP_HDR><SII:RESP_BODY>…</SII:RESP_BODY></SII:RESPUESTA>`,
  * header and body in either order (the live QueryEstUp answer puts RESP_BODY first, §7.4).
  */
-function readRespuesta(op: string, xml: string): Respuesta {
+export function readRespuesta(op: string, xml: string): Respuesta {
   const root = parseAnswerXml(op, xml);
   if (root.localName !== 'RESPUESTA') throw new SiiProtocolError(`${op}: expected RESPUESTA, got ${root.localName}`);
   const hdrEl = childByLocalName(root, 'RESP_HDR');

@@ -4,7 +4,8 @@
  * - dtews.ts: facturas, notas, guías — the DTEWS SOAP services, the DTEUpload CGI and the
  *   folio portal;
  * - boleta.ts: boletas — the boleta REST API;
- * - registro-reclamo.ts: the claims registry (RegistroReclamoDTE), with the DTEWS token.
+ * - registro-reclamo.ts: the claims registry (RegistroReclamoDTE), with the DTEWS token;
+ * - rpetc.ts: the registry of cesiones (RPETC: AEC upload, wsRPETCConsulta), with the DTEWS token.
  *
  * Layers, bottom up:
  * - src/sii/http.ts: one HTTP exchange with a timeout, failures classified as unavailable
@@ -22,6 +23,7 @@ import { type Logger, pino } from 'pino';
 import { createBoletaAdapter } from './boleta.ts';
 import { createDtewsAdapter } from './dtews.ts';
 import { createRegistroAdapter } from './registro-reclamo.ts';
+import { createRpetcAdapter } from './rpetc.ts';
 import { createSession, type SiiClientConfig } from './session.ts';
 import { TokenCache } from './token-cache.ts';
 import type { SiiClient } from './types.ts';
@@ -59,5 +61,6 @@ export function createSiiClient(opts: SiiClientOptions): SiiClient {
     // Folios come from the portal, which takes the DTEWS session for every document type.
     requestCaf: (input) => dte.requestCaf(input),
     registro: createRegistroAdapter(session, (cert) => dte.authenticate(cert)),
+    rpetc: createRpetcAdapter(session, (cert) => dte.authenticate(cert)),
   };
 }

@@ -34,7 +34,7 @@ export type SiiClientConfig = Pick<
   | 'SII_PORTAL_URL'
   | 'SII_TIMEOUT_MS'
 > &
-  Partial<Pick<Config, 'SII_REGISTRO_URL'>>;
+  Partial<Pick<Config, 'SII_REGISTRO_URL' | 'SII_RPETC_URL'>>;
 
 /**
  * The SII's gateways answer 401 / "no autenticado" to a valid token unless the User-Agent

@@ -27,15 +27,21 @@ const ELEMENT_NODE = 1;
 
 /**
  * A request envelope for `operation` of the service at `serviceUrl` (also its namespace, as
- * in the manual's example), with string parameters in the order of the WSDL's parameterOrder.
+ * in the manual's example, unless `namespace` is given: wsRPETCConsulta's manual shows
+ * `http://DefaultNamespace`), with string parameters in the order of the WSDL's parameterOrder.
  * Values are escaped as text content; a signed XML (getToken's pszXml) travels escaped too.
  */
-export function soapRequest(serviceUrl: string, operation: string, params: [name: string, value: string][]): string {
+export function soapRequest(
+  serviceUrl: string,
+  operation: string,
+  params: [name: string, value: string][],
+  namespace = serviceUrl,
+): string {
   const body = params.map(([name, value]) => `      <${name} xsi:type="xsd:string">${escapeXml(value)}</${name}>`);
   const call =
     body.length === 0
-      ? `    <m:${operation} xmlns:m="${escapeXml(serviceUrl)}"/>`
-      : `    <m:${operation} xmlns:m="${escapeXml(serviceUrl)}">\n${body.join('\n')}\n    </m:${operation}>`;
+      ? `    <m:${operation} xmlns:m="${escapeXml(namespace)}"/>`
+      : `    <m:${operation} xmlns:m="${escapeXml(namespace)}">\n${body.join('\n')}\n    </m:${operation}>`;
   return (
     '<?xml version="1.0" encoding="UTF-8"?>\n' +
     '<SOAP-ENV:Envelope xmlns:SOAP-ENV="http://schemas.xmlsoap.org/soap/envelope/" ' +

@@ -11,6 +11,7 @@
  */
 import type { SigningCertificate } from '../dte/certificate.ts';
 import type { RegistroReclamoService } from './registro-types.ts';
+import type { RpetcService } from './rpetc-types.ts';
 
 export type SiiService = 'dte' | 'boleta';
 
@@ -110,6 +111,8 @@ export interface SiiClient {
   requestCaf(input: CafRequestInput): Promise<Buffer>;
   /** The claims registry (RegistroReclamoDTE), with the DTEWS token: src/sii/registro-reclamo.ts. */
   registro: RegistroReclamoService;
+  /** The registry of cesiones (RPETC: the AEC upload and wsRPETCConsulta), with the DTEWS token: src/sii/rpetc.ts. */
+  rpetc: RpetcService;
 }
 
 /**

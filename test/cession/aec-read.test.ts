@@ -164,6 +164,23 @@ describe('readAec on Timbre’s own AEC', () => {
   });
 });
 
+describe('readAec on broken key material', () => {
+  it('reports an unreadable certificate as an invalid signature instead of throwing', () => {
+    const text = real.toString('latin1');
+    const at = text.lastIndexOf('<X509Certificate>') + '<X509Certificate>'.length;
+    const broken = Buffer.from(
+      `${text.slice(0, at)}AAAA${text.slice(text.indexOf('</X509Certificate>', at))}`,
+      'latin1',
+    );
+    const r = readAec(broken);
+    expect(r.signatures.aec).toMatchObject({
+      valid: false,
+      reason: expect.stringMatching(/^unreadable key or certificate/),
+    });
+    expect(r.signatures.cesiones.map((s) => s.valid)).toEqual([true, true]);
+  });
+});
+
 describe('readAec refuses what is not an AEC', () => {
   it.each([
     ['not XML', '<AEC><DocumentoAEC>'],

@@ -9,7 +9,7 @@ import { encodeLatin1 } from '../../src/dte/xml-text.ts';
 import { validateXml } from '../../src/dte/xsd.ts';
 import { buildEnvioRecibos } from '../../src/receiving/recibos.ts';
 import { ISSUER, issue, testCertificate } from '../helpers/dte-pipeline.ts';
-import { factura, RECEIVER } from '../helpers/requests.ts';
+import { factura, RECEIVER, requestFor } from '../helpers/requests.ts';
 import { xmllint, xmlsecVerify } from '../helpers/verify.ts';
 
 const cert = testCertificate('13185095-6', 'José Muñoz Peña');
@@ -188,6 +188,15 @@ describe('buildAec', () => {
       /ultimoVencimiento 2026-03-04 is before FchEmis 2026-03-05/,
     );
     expect(() => buildAec(input({ monto: 1, ultimoVencimiento: '2026-03-05' }), cert)).not.toThrow();
+  });
+
+  it('cedes a factura exenta (34) and refuses a guía de despacho (52)', () => {
+    const exenta = issue(requestFor(34), { cert, folio: 9 });
+    const bytes = buildAec(input({ dteXml: exenta.bytes, monto: 1000 }), cert);
+    expect(xmllint(bytes, 'AEC_v10.xsd').ok).toBe(true);
+    expect(bytes.toString('latin1')).toContain('<IdDTE>\n<TipoDTE>34</TipoDTE>');
+    const guia = issue(requestFor(52), { cert, folio: 9 });
+    expect(() => buildAec(input({ dteXml: guia.bytes, monto: 1 }), cert)).toThrow('type 52 cannot be ceded');
   });
 
   it('refuses a DTE whose content no longer matches its signature', () => {

@@ -29,6 +29,7 @@ export function liveEnv(sim: SiiSimulator, url: string, extra: Record<string, st
     SII_BOLETA_API_URL: `${url}/recursos/v1`,
     SII_BOLETA_UPLOAD_URL: `${url}/recursos/v1`,
     SII_REGISTRO_URL: `${url}/WSREGISTRORECLAMODTE/registroreclamodteservice`,
+    SII_RPETC_URL: url,
     TIMBRE_EXTRA_CAF_KEYS: sim.cafPublicKeyPem,
     SII_TIMEOUT_MS: '1500',
     SII_RETRY_BASE_MS: '150',

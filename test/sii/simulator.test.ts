@@ -1014,6 +1014,7 @@ describe('npm run sii-sim', () => {
         `SII_PORTAL_URL=${url}`,
         `SII_BOLETA_API_URL=${url}/recursos/v1`,
         `SII_BOLETA_UPLOAD_URL=${url}/recursos/v1`,
+        `SII_RPETC_URL=${url}`,
         `TIMBRE_EXTRA_CAF_KEYS=${join(dataDir, 'sii-sim-caf-key.pem')}`,
       ]);
       expect(readFileSync(join(dataDir, 'sii-sim-caf-key.pem'), 'utf8')).toContain('BEGIN PUBLIC KEY');
