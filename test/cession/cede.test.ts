@@ -265,6 +265,35 @@ describe('POST /api/{rut}/ceder', () => {
     expect(row).toMatchObject({ estado: 'aceptada', holderRut: CESIONARIO.rut, uploadStartedAt: null, attempts: 1 });
   });
 
+  it('a factura already ceded at the registry (outside Timbre): the registry refuses the AEC (RCS) → rechazada, cession.rejected', async () => {
+    const doc = await cedible();
+    sim.registerCesion({ issuerRut: live.rut, type: 33, folio: doc.folio, cesionarioRut: '76086428-5' });
+    const res = await cede(doc.folio);
+    expect(res.statusCode, res.body).toBe(200);
+    await eventually(async () => (await estadoOfCesion(doc.folio)) === 'rechazada');
+    const [row] = await cesionesOf(doc.folio);
+    expect(row).toMatchObject({ estado: 'rechazada', sii_estado: 'RCS', tenedor: null });
+    expect(row!.sii_glosa).toBeTruthy();
+    const event = await eventually(() =>
+      t.db.prisma.event.findFirst({
+        where: {
+          issuerId: live.issuer.id,
+          type: 'cession.rejected',
+          data: { path: ['cesion', 'id'], equals: row!.id },
+        },
+      }),
+    );
+    expect(event.data).toMatchObject({ cesion: { estado: 'rechazada', sii_estado: 'RCS' } });
+    // A refused cesión holds nothing: the list shows no cesión on the document.
+    const list = await t.app.inject({
+      method: 'GET',
+      url: `/api/${live.rut}/emisiones?q=${doc.folio}`,
+      headers: live.auth,
+    });
+    const entry = (list.json().data as { folio: number; cesion: unknown }[]).find((d) => d.folio === doc.folio);
+    expect(entry?.cesion).toBeNull();
+  });
+
   it('the SII unreachable when asked whether it is cedible: 502, nothing stored', async () => {
     const doc = await cedible();
     sim.setFault({ kind: 'down', count: 6, paths: ['/WSREGISTRORECLAMODTE/*'] });
