@@ -425,4 +425,27 @@ describe('the dashboard', () => {
     const form = await t.app.inject({ method: 'GET', url: `${pageUrl}/ceder`, headers: { cookie: viewer.cookie } });
     expect(form.statusCode).toBe(403);
   });
+
+  it('the form says in Spanish why the SII does not take a claimed factura, and stores nothing', async () => {
+    const doc = await issued();
+    await customer(doc.folio, 'RFT');
+    const session = await dashboardSession(t, live.issuer);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/dashboard/${live.rut}/documentos/33/${doc.folio}/ceder`,
+      headers: session.headers,
+      payload: new URLSearchParams({
+        _csrf: session.csrf,
+        cesionario_rut: CESIONARIO.rut,
+        cesionario_razon_social: CESIONARIO.razon_social,
+        cesionario_direccion: CESIONARIO.direccion,
+        cesionario_email: CESIONARIO.email,
+        ultimo_vencimiento: '2099-12-31',
+        cedente_email: 'cobranzas@emisor.cl',
+      }).toString(),
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.body).toContain('El receptor reclamó la factura en el SII: no es cedible. (código 24 del SII)');
+    expect(await storedCount(doc.folio)).toBe(0);
+  });
 });
