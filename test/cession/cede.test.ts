@@ -9,6 +9,7 @@ import { generateTestCertificate, parsePkcs12 } from '../../src/dte/certificate.
 import { createSiiClient } from '../../src/sii/client.ts';
 import { type AccionDoc, ingresarAceptacionReclamoDoc } from '../../src/sii/registro-reclamo.ts';
 import { createSiiSimulator, type SiiSimulator } from '../../src/sii-simulator/index.ts';
+import { setMailbox } from '../../src/receiving/mailbox-settings.ts';
 import { bearer, buildTestApp, closeAfterApps, createTestKey, createTestTenant, type TestApp } from '../helpers/app.ts';
 import { dashboardSession } from '../helpers/dashboard.ts';
 import { createLiveIssuer, estadoOf, eventually, type LiveIssuer, liveEnv } from '../helpers/live.ts';
@@ -42,21 +43,21 @@ interface Issued {
 }
 
 /** A factura issued and accepted by the SII. */
-async function issued(): Promise<Issued> {
+async function issued(by: LiveIssuer = live): Promise<Issued> {
   const res = await t.app.inject({
     method: 'POST',
-    url: `/api/${live.rut}/emitir`,
-    headers: live.auth,
+    url: `/api/${by.rut}/emitir`,
+    headers: by.auth,
     payload: factura(),
   });
   expect(res.statusCode).toBe(200);
   const body = res.json() as { folio: number; date: string; totals: { total: number } };
-  await eventually(async () => (await estadoOf(t, live.rut, 33, body.folio)) === 'aceptado');
+  await eventually(async () => (await estadoOf(t, by.rut, 33, body.folio)) === 'aceptado');
   return { folio: body.folio, date: body.date, total: body.totals.total };
 }
 
 /** The receiver (RECEIVER's representative) acts at the claims registry. */
-async function customer(folio: number, accion: AccionDoc) {
+async function customer(folio: number, accion: AccionDoc, issuerRut = live.rut) {
   const { p12, password } = generateTestCertificate({ holderRut: '8414240-9', name: 'Cliente de Prueba' });
   const sii = createSiiClient({
     config: { ...liveEnv(sim, url), SII_TIMEOUT_MS: 3000 } as never,
@@ -64,16 +65,16 @@ async function customer(folio: number, accion: AccionDoc) {
   });
   const answer = await ingresarAceptacionReclamoDoc(
     { sii, cert: parsePkcs12(p12, password) },
-    { rutEmisor: live.rut, tipoDoc: 33, folio },
+    { rutEmisor: issuerRut, tipoDoc: 33, folio },
     accion,
   );
   expect(answer.codResp).toBe(0);
 }
 
 /** A factura the SII accepted and its receiver acknowledged (ERM): cedible (23). */
-async function cedible(): Promise<Issued> {
-  const doc = await issued();
-  await customer(doc.folio, 'ERM');
+async function cedible(by: LiveIssuer = live): Promise<Issued> {
+  const doc = await issued(by);
+  await customer(doc.folio, 'ERM', by.rut);
   return doc;
 }
 
@@ -279,7 +280,7 @@ describe('POST /api/{rut}/ceder', () => {
         where: {
           issuerId: live.issuer.id,
           type: 'cession.rejected',
-          data: { path: ['cesion', 'id'], equals: row!.id },
+          data: { path: ['cesion', 'id'], equals: row!.id as string },
         },
       }),
     );
@@ -292,6 +293,22 @@ describe('POST /api/{rut}/ceder', () => {
     });
     const entry = (list.json().data as { folio: number; cesion: unknown }[]).find((d) => d.folio === doc.folio);
     expect(entry?.cesion).toBeNull();
+  });
+
+  it("the cedente's e-mail defaults to the issuer's intercambio mailbox address", async () => {
+    const other = await createLiveIssuer(t, sim, [33]);
+    await setMailbox(t.ctx, other.issuer, { host: '127.0.0.1', port: 1, user: 'dte@ferreteria.cl', password: 'x' });
+    const doc = await cedible(other);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/${other.rut}/ceder`,
+      headers: other.auth,
+      payload: { type: 33, folio: doc.folio, cesionario: CESIONARIO, ultimo_vencimiento: '2099-12-31' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const row = await t.db.prisma.cession.findUniqueOrThrow({ where: { id: res.json().cesion.id } });
+    expect(row.cedenteEmail).toBe('dte@ferreteria.cl');
+    expect(Buffer.from(row.aec).toString('latin1')).toMatch(/<Cedente>[\s\S]*<eMail>dte@ferreteria\.cl<\/eMail>/);
   });
 
   it('the SII unreachable when asked whether it is cedible: 502, nothing stored', async () => {
