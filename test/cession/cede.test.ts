@@ -423,6 +423,12 @@ describe('the dashboard', () => {
     expect(after.body).toContain('>Cedida</span>');
     expect(after.body).not.toContain('>Corregir montos<');
     expect(after.body).not.toContain(`href="${pageUrl}/ceder"`);
+    const docs = await t.app.inject({
+      method: 'GET',
+      url: `/dashboard/${live.rut}/documentos?q=${doc.folio}`,
+      headers: { cookie: session.cookie },
+    });
+    expect(docs.body).toContain('title="Cedida a Factoring del Sur S.A."');
     const list = await t.app.inject({
       method: 'GET',
       url: `/dashboard/${live.rut}/cesiones`,

@@ -285,7 +285,7 @@ ${result.data.map(
 <td class="hide-sm">${date(d.date)}</td>
 <td><span class="receiver">${d.receiver.name || (d.receiver.rut === GENERIC_RECEIVER ? 'Consumidor final' : '—')}</span><br><span class="muted">${rut(d.receiver.rut)}</span></td>
 <td class="num">${money(d.totals.total)}<span class="show-sm">${estadoBadge(d.estado_sii)}</span></td>
-<td class="hide-sm">${estadoBadge(d.estado_sii)}</td>
+<td class="hide-sm">${estadoBadge(d.estado_sii)}${d.cesion?.estado === 'aceptada' ? html` <span class="badge badge-gray" title="Cedida a ${d.cesion.cesionario.razon_social}">Cedida</span>` : ''}</td>
 </tr>`,
 )}
 </tbody></table></div>
