@@ -96,3 +96,29 @@ export function documentCessionView(
     sii_glosa: c.siiGlosa,
   };
 }
+
+/** A supplier's factura at the registry of cesiones, as last asked (src/cession/received-holder.ts). */
+export interface ReceivedCessionView {
+  cedido: boolean;
+  /** RUT_TENEDOR: who is to be paid; null when not ceded. */
+  tenedor: string | null;
+  checked_at: string;
+  /** For a ceded factura: whom to pay. */
+  message: string | null;
+}
+
+/** The holder as stored on a received document (its detail), or null when never asked. */
+export function receivedCessionView(d: {
+  cessionHolderRut: string | null;
+  cessionCheckedAt: Date | null;
+}): ReceivedCessionView | null {
+  if (!d.cessionCheckedAt) return null;
+  return {
+    cedido: d.cessionHolderRut !== null,
+    tenedor: d.cessionHolderRut,
+    checked_at: d.cessionCheckedAt.toISOString(),
+    message: d.cessionHolderRut
+      ? `The supplier ceded this factura: pay its holder ${d.cessionHolderRut}, not the supplier.`
+      : null,
+  };
+}

@@ -3,6 +3,14 @@ import { z } from 'zod';
 import { decisionSchema, receivedDocumentEventData } from './event-schemas.ts';
 import { rutParam } from './schemas.ts';
 
+/** A supplier's factura at the registry of cesiones (README "Cesión"). */
+export const receivedCessionSchema = z.object({
+  cedido: z.boolean(),
+  tenedor: z.string().nullable().meta({ description: 'RUT_TENEDOR: whom to pay; null when not ceded' }),
+  checked_at: z.string().meta({ format: 'date-time' }),
+  message: z.string().nullable(),
+});
+
 const checkSchema = z.object({
   check: z.string().meta({
     description:
@@ -54,7 +62,17 @@ export const receivedDetailSchema = receivedDocumentSchema.extend({
     format: 'uri',
     description: "The document printed by Timbre, with the supplier's TED (needs an API key of the issuer).",
   }),
+  cesion: receivedCessionSchema.nullable().meta({
+    description: 'Who holds it at the registry of cesiones, as last asked (POST …/cesion); null: never asked.',
+  }),
 });
+
+export const receivedCessionExample = {
+  cedido: true,
+  tenedor: '96516320-4',
+  checked_at: '2026-11-27T13:05:42.120Z',
+  message: 'The supplier ceded this factura: pay its holder 96516320-4, not the supplier.',
+};
 
 export const receptionSchema = z.object({
   ok: z.literal(true),

@@ -2,6 +2,7 @@
 import { fromDbDate } from '../dte/calendar-date.ts';
 import type { AppContext } from '../context.ts';
 import type { Issuer, ReceivedDocument, ReceivedEnvelope } from '../generated/prisma/client.ts';
+import { type ReceivedCessionView, receivedCessionView } from '../events/cession-view.ts';
 import type { CheckResult } from './checks.ts';
 import { type Plazo, plazoOf } from './reception-clock.ts';
 import type { ReceivedLine, ReceivedReference } from './read-dte.ts';
@@ -28,6 +29,8 @@ export interface ReceivedDocumentDetail extends ReceivedDocumentView {
   ted: { idk: number; caf_from: number; caf_to: number } | null;
   respuesta_url: string | null;
   pdf_url: string;
+  /** Who holds it at the registry of cesiones, when asked (…/cesion); null: never asked. */
+  cesion: ReceivedCessionView | null;
 }
 
 function receivedDocumentUrl(
@@ -83,5 +86,6 @@ export function receivedDocumentDetail(
     ted: model.ted,
     respuesta_url: envelope.respuestaXml ? respuestaUrl(ctx, issuer, envelope.number) : null,
     pdf_url: `${receivedDocumentUrl(ctx, issuer, d)}/pdf`,
+    cesion: receivedCessionView(d),
   };
 }

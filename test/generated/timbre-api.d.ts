@@ -254,6 +254,13 @@ export interface paths {
      */
     get: operations["downloadCessionAec"];
   };
+  "/api/{rut}/recibidos/{emisor}/{type}/{folio}/cesion": {
+    /**
+     * Who holds a supplier's factura (registry of cesiones)
+     * @description Asks the SII's registry of cesiones (getEstCesionRelac, as the document's receiver) whether the supplier ceded this factura and to whom: `cedido`, `tenedor` (RUT_TENEDOR, whom to pay). The answer is stored on the received document (its detail's `cesion`). Live issuers and facturas (33, 34) only; the SII unreachable or refusing: 502 SII_UNAVAILABLE, nothing recorded.
+     */
+    post: operations["getReceivedCession"];
+  };
 }
 
 export type webhooks = Record<string, never>;
@@ -5223,6 +5230,15 @@ export interface operations {
                * @description The document printed by Timbre, with the supplier's TED (needs an API key of the issuer).
                */
               pdf_url: string;
+              /** @description Who holds it at the registry of cesiones, as last asked (POST …/cesion); null: never asked. */
+              cesion: ({
+                cedido: boolean;
+                /** @description RUT_TENEDOR: whom to pay; null when not ceded */
+                tenedor: string | null;
+                /** Format: date-time */
+                checked_at: string;
+                message: string | null;
+              }) | null;
             };
           };
         };
@@ -8659,6 +8675,242 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Who holds a supplier's factura (registry of cesiones)
+   * @description Asks the SII's registry of cesiones (getEstCesionRelac, as the document's receiver) whether the supplier ceded this factura and to whom: `cedido`, `tenedor` (RUT_TENEDOR, whom to pay). The answer is stored on the received document (its detail's `cesion`). Live issuers and facturas (33, 34) only; the SII unreachable or refusing: 502 SII_UNAVAILABLE, nothing recorded.
+   */
+  getReceivedCession: {
+    parameters: {
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+        /** @description The supplier's RUT (RUTEmisor), e.g. 76354771-K. */
+        emisor: string;
+        /** @description Document type (TipoDTE). */
+        type: number;
+        /** @description Folio. */
+        folio: number;
+      };
+    };
+    responses: {
+      /** @description The registry’s answer */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            ok: true;
+            cesion: {
+              cedido: boolean;
+              /** @description RUT_TENEDOR: whom to pay; null when not ceded */
+              tenedor: string | null;
+              /** Format: date-time */
+              checked_at: string;
+              message: string | null;
+            };
+          };
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       * - `INVALID_JSON`: The request body is not valid JSON.
+       * - `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be sent with Content-Type: application/json.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE";
+          });
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER";
+          };
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       * - `RECEIVED_DOCUMENT_NOT_FOUND`: No received document with that issuer, type and folio.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND" | "RECEIVED_DOCUMENT_NOT_FOUND";
+          });
+        };
+      };
+      /**
+       * @description The request body is larger than 1 MiB
+       *
+       * - `PAYLOAD_TOO_LARGE`: The request body exceeds the 1 MiB limit.
+       */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "PAYLOAD_TOO_LARGE";
+          };
+        };
+      };
+      /**
+       * @description Valid, but it cannot be done now
+       *
+       * - `NO_CERTIFICATE`: The issuer has no digital certificate.
+       * - `CERTIFICATE_EXPIRED`: The digital certificate has expired.
+       * - `SANDBOX_NOT_SUBMITTABLE`: Sandbox documents are never sent to the SII.
+       * - `DOCUMENT_NOT_CEDIBLE`: The document cannot be ceded (type, state or the SII's consultarDocDteCedible says why).
+       */
+      422: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "NO_CERTIFICATE" | "CERTIFICATE_EXPIRED" | "SANDBOX_NOT_SUBMITTABLE" | "DOCUMENT_NOT_CEDIBLE";
+          });
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description The SII could not be reached or refused; nothing was changed
+       *
+       * - `SII_UNAVAILABLE`: The SII could not be reached.
+       */
+      502: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SII_UNAVAILABLE";
           };
         };
       };

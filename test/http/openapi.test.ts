@@ -556,6 +556,7 @@ describe('the description', () => {
       'emailDocument',
       'getDocumentStatus',
       'getMailbox',
+      'getReceivedCession',
       'getReceivedDocument',
       'issueDocument',
       'listCessions',

@@ -41,7 +41,7 @@ CREATE INDEX "cessions_estado_next_run_at_idx" ON "cessions"("estado", "next_run
 CREATE INDEX "cessions_document_id_idx" ON "cessions"("document_id");
 
 -- CreateIndex
-CREATE UNIQUE INDEX "cessions_one_live_per_document" ON "cessions"("issuer_id", "document_id") WHERE (estado IN ('pendiente', 'enviada', 'aceptada'));
+CREATE UNIQUE INDEX "cessions_one_live_per_document" ON "cessions"("issuer_id", "document_id") WHERE (estado = ANY (ARRAY['pendiente'::text, 'enviada'::text, 'aceptada'::text]));
 
 -- AddForeignKey
 ALTER TABLE "cessions" ADD CONSTRAINT "cessions_issuer_id_fkey" FOREIGN KEY ("issuer_id") REFERENCES "issuers"("id") ON DELETE RESTRICT ON UPDATE CASCADE;

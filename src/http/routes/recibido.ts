@@ -37,6 +37,7 @@ export function recibidoRoute(ctx: AppContext): FastifyPluginAsyncZod {
                   respuesta_url: 'https://timbre.example.cl/api/76086428-5/recibidos_envios/12/respuesta',
                   decisions: [],
                   pdf_url: 'https://timbre.example.cl/api/76086428-5/recibidos/76354771-K/33/170/pdf',
+                  cesion: null,
                 },
               },
             },

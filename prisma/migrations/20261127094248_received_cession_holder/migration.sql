@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "received_documents" ADD COLUMN     "cession_checked_at" TIMESTAMPTZ(3),
+ADD COLUMN     "cession_holder_rut" TEXT;
