@@ -6,6 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SiiSimulator } from '../../src/sii-simulator/index.ts';
 import { buildTestApp, createTestTenant, type TestApp } from '../helpers/app.ts';
+import { dashboardSession } from '../helpers/dashboard.ts';
 import { createLiveIssuer, type LiveIssuer, liveEnv, startSimulator } from '../helpers/live.ts';
 import { SUPPLIER, type Supplier, standInSupplier } from '../helpers/supplier.ts';
 
@@ -95,5 +96,23 @@ describe('POST /api/{rut}/recibidos/{emisor}/{type}/{folio}/cesion', () => {
     expect(res.statusCode).toBe(502);
     expect(res.json()).toMatchObject({ code: 'SII_UNAVAILABLE' });
     expect((await detail(folio)).cesion).toBeNull();
+  });
+
+  it('the dashboard asks from the received document page and says whom to pay', async () => {
+    const folio = await receive(live.rut, live.auth);
+    sim.registerCesion({ issuerRut: SUPPLIER.rut, type: 33, folio, cesionarioRut: FACTORING });
+    const session = await dashboardSession(t, live.issuer, 'viewer');
+    const page = `/dashboard/${live.rut}/recibidos/${SUPPLIER.rut}/33/${folio}`;
+    const before = await t.app.inject({ method: 'GET', url: page, headers: { cookie: session.cookie } });
+    expect(before.body).toContain('Consultar cesión en el SII');
+    const post = await t.app.inject({
+      method: 'POST',
+      url: `${page}/cesion`,
+      headers: session.headers,
+      payload: new URLSearchParams({ _csrf: session.csrf }).toString(),
+    });
+    expect(post.statusCode).toBe(303);
+    const after = await t.app.inject({ method: 'GET', url: page, headers: { cookie: session.cookie } });
+    expect(after.body).toContain('págala a 96.516.320-4');
   });
 });

@@ -10,7 +10,9 @@ import type { SignedIn } from '../../admin/users.ts';
 import { CEDIBLE_TYPES, cedeDocument, DocumentNotCedible } from '../../cession/cede.ts';
 import { cessionAec, cessionsOfDocument, listCessions } from '../../cession/list-cessions.ts';
 import type { AppContext } from '../../context.ts';
-import type { CessionState, CessionView } from '../../events/cession-view.ts';
+import type { CessionState, CessionView, ReceivedCessionView } from '../../events/cession-view.ts';
+import { checkReceivedCession } from '../../cession/received-holder.ts';
+import { normalizeRut } from '../../dte/rut.ts';
 import { fromDbDate } from '../../dte/calendar-date.ts';
 import { AppError } from '../../errors.ts';
 import { cedeBody } from '../../http/cession-schemas.ts';
@@ -94,6 +96,35 @@ ${cesiones.some((c) => c.estado === 'aceptada') ? notice('info', 'La factura est
 ${canCede ? html`<p class="doc-actions"><a class="button primary" href="${base}/documentos/${d.type}/${d.folio}/ceder">Ceder</a></p>` : ''}
 </section>`;
   return { section, holds };
+}
+
+/**
+ * The "Cesión" section of a received factura's page (live, 33 and 34): who holds it at the
+ * registry of cesiones, as last asked, and the button that asks now.
+ */
+export function receivedCessionSection(
+  web: SignedIn,
+  issuer: Issuer,
+  d: { emisor: { rut: string }; type: number; folio: number; cesion: ReceivedCessionView | null },
+  flash: { cesion_error?: string },
+): Html {
+  if (issuer.siiAmbiente === 0 || (d.type !== 33 && d.type !== 34)) return html``;
+  const c = d.cesion;
+  const action = `/dashboard/${issuer.rut}/recibidos/${d.emisor.rut}/${d.type}/${d.folio}/cesion`;
+  return html`<section aria-labelledby="h-cesion"><h2 id="h-cesion">Cesión</h2>
+${flash.cesion_error ? notice('error', 'No se pudo consultar al SII el registro de cesiones. Inténtalo más tarde.') : ''}
+${
+  c === null
+    ? html`<p class="hint">Si el proveedor cedió esta factura (factoring), se paga al cesionario. Consulta el Registro de Cesiones del SII.</p>`
+    : c.tenedor
+      ? notice(
+          'warn',
+          html`El proveedor cedió esta factura: <strong>págala a ${rut(c.tenedor)}</strong>, no al proveedor. (Consultado el ${dateTime(new Date(c.checked_at))}.)`,
+        )
+      : html`<p>No está cedida según el SII (consultado el ${dateTime(new Date(c.checked_at))}).</p>`
+}
+<form method="post" action="${action}" class="inline">${csrfField(web)}<button type="submit" class="button">Consultar cesión en el SII</button></form>
+</section>`;
 }
 
 type FormValues = Record<string, string>;
@@ -246,6 +277,24 @@ export function cessionRoutes(ctx: AppContext): FastifyPluginAsync {
         `/dashboard/${issuer.rut}/documentos/${d.type}/${d.folio}?env=live&ok=cedida#h-cesion`,
         303,
       );
+    });
+
+    app.post('/:rut/recibidos/:emisor/:type/:folio/cesion', async (request, reply) => {
+      signedIn(request);
+      const p = request.params as { rut: string; emisor: string; type: string; folio: string };
+      const issuer = issuerOf(request, p.rut);
+      if (!/^\d{1,3}$/.test(p.type) || !/^\d{1,10}$/.test(p.folio)) throw new AppError('RECEIVED_DOCUMENT_NOT_FOUND');
+      const key = { emisor: normalizeRut(p.emisor) ?? p.emisor, type: Number(p.type), folio: Number(p.folio) };
+      const back = `/dashboard/${issuer.rut}/recibidos/${key.emisor}/${key.type}/${key.folio}`;
+      try {
+        await checkReceivedCession(ctx, issuer, key);
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'SII_UNAVAILABLE') {
+          return reply.redirect(`${back}?cesion_error=1#h-cesion`, 303);
+        }
+        throw err;
+      }
+      return reply.redirect(`${back}#h-cesion`, 303);
     });
 
     app.get('/:rut/cesiones', async (request, reply) => {

@@ -28,6 +28,7 @@ import {
 } from '../../receiving/list-received.ts';
 import { receiveEnvelope } from '../../receiving/receive.ts';
 import { bulkDecisionLink, decisionSection } from './received-decisions.ts';
+import { receivedCessionSection } from './cessions.ts';
 import { typeBadge } from '../components.ts';
 import { date, dateTime, money, rut, TYPE_NAMES } from '../format.ts';
 import { attr, type Html, html } from '../html.ts';
@@ -345,6 +346,7 @@ ${checksTable(d.checks, `Verificaciones del documento ${d.index + 1}`)}`;
 ${d.refs.length ? html`<h3>Referencias</h3><ul>${d.refs.map((x) => html`<li>${receivedTypeName(Number(x.type))} Nº ${x.folio} del ${date(x.date)}${x.reason ? html` — ${x.reason}` : ''}</li>`)}</ul>` : ''}
 </section>
 ${decisionSection(web, base, d, request.query as Record<string, string>)}
+${receivedCessionSection(web, issuer, d, request.query as { cesion_error?: string })}
 <section aria-labelledby="h-checks"><h2 id="h-checks">Verificaciones</h2>
 ${checksTable(d.checks, 'Verificaciones del documento')}</section>
 <section aria-labelledby="h-pdf"><h2 id="h-pdf">PDF</h2>
