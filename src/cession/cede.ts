@@ -18,6 +18,7 @@ import { normalizeRut } from '../dte/rut.ts';
 import { AppError, validationError } from '../errors.ts';
 import type { Cession, Document, Issuer, Prisma } from '../generated/prisma/client.ts';
 import { signedXmlOf } from '../issuing/document-content.ts';
+import { notesOfDocument } from '../issuing/document-notes.ts';
 import { signingCertificate } from '../issuing/key-material.ts';
 import { consultarDocDteCedible } from '../sii/registro-reclamo.ts';
 import { SiiAuthError, SiiProtocolError, SiiUnavailableError } from '../sii/types.ts';
@@ -125,6 +126,18 @@ function assertDocumentState(doc: Document): void {
     throw new DocumentNotCedible(
       `${documentName(doc)} is ${doc.estadoSii} at the SII: only documents the SII accepted can be ceded.`,
       'Solo se pueden ceder documentos aceptados por el SII.',
+    );
+  }
+}
+
+/** A voiding credit note on its way (issued, not rejected): the factura is about to be void. */
+async function assertNoVoidingNote(ctx: AppContext, doc: Document): Promise<void> {
+  const notes = await notesOfDocument(ctx, doc);
+  const voiding = notes.find((n) => n.code === 1 && n.estadoSii !== 'rechazado' && n.estadoSii !== 'anulado');
+  if (voiding) {
+    throw new DocumentNotCedible(
+      `${documentName(doc)} is being voided by credit note ${voiding.type} N° ${voiding.folio} (${voiding.estadoSii}): there is nothing to cede.`,
+      `La nota de crédito Nº ${voiding.folio} anula este documento: no hay nada que ceder.`,
     );
   }
 }
@@ -315,6 +328,7 @@ export async function cedeDocument(ctx: AppContext, issuer: Issuer, input: CedeI
   assertLiveIssuer(issuer);
   const doc = await findDocument(ctx, issuer, input.type, input.folio);
   assertDocumentState(doc);
+  await assertNoVoidingNote(ctx, doc);
   const live = await liveCession(ctx.db.prisma, doc);
   if (live) refuseLive(doc, live);
   const terms = checkTerms(issuer, doc, input);

@@ -227,6 +227,27 @@ describe('POST /api/{rut}/ceder', () => {
     expect(await storedCount(doc.folio)).toBe(0);
   });
 
+  it('a factura a credit note voids (on its way or accepted) is not cedible: 422, nothing stored', async () => {
+    const doc = await cedible();
+    const note = await t.app.inject({
+      method: 'POST',
+      url: `/api/${live.rut}/emitir`,
+      headers: live.auth,
+      payload: {
+        type: 61,
+        receiver: RECEIVER,
+        refs: [{ type: 33, folio: doc.folio, date: doc.date, code: 1, reason: 'Anula factura' }],
+        items: factura().items,
+      },
+    });
+    expect(note.statusCode, note.body).toBe(200);
+    const res = await cede(doc.folio);
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({ ok: false, code: 'DOCUMENT_NOT_CEDIBLE' });
+    expect(res.json().error).toMatch(/void/);
+    expect(await storedCount(doc.folio)).toBe(0);
+  });
+
   it('a factura without the receipt and within 8 days is not cedible yet (22)', async () => {
     const doc = await issued();
     const res = await cede(doc.folio);
