@@ -12,9 +12,14 @@
  * (1: measure what one configured webhook endpoint costs issuing; default off; BENCH_WEBHOOK_PAIRS
  * pairs of rounds, default 4), BENCH_RECEIVED (envelopes of 1 DTE the receiving section uploads, a
  * tenth as many of 10 DTEs; default 300; 0 skips it), BENCH_RECEIVED_CONCURRENCY (default 8),
- * BENCH_ONLY=receiving (only that section).
- * pairs of rounds, default 4), BENCH_STORAGE_DOCS (documents issued for the storage section,
- * bench/storage.ts, on a database of its own; default 10000, 0 skips it).
+ * BENCH_ONLY=receiving (only that section), BENCH_STORAGE_DOCS (documents issued for the storage
+ * section, bench/storage.ts, on a database of its own; default 10000, 0 skips it), BENCH_RUNS
+ * (the issuing rows measured this many times, each with new server processes; the tables give
+ * the median and the spread, min–max; default 1). With DATABASE_URL set (e.g. from
+ * `scripts/external-postgres.sh start DIR`: `set -a; . DIR/env; set +a`) the run issues into a
+ * fresh database on that server, through PgBouncer when DATABASE_DIRECT_URL reaches the server
+ * apart (bench/database.ts), and its issuing rows go to their own section, "Issuing through
+ * PgBouncer", whose targets the summary names apart.
  */
 import { execFileSync } from 'node:child_process';
 import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
@@ -44,6 +49,7 @@ import {
   type IssuingRow,
   issuingSection,
   issuingTargets,
+  medianRows,
   rsaPairBound,
   summaryTable,
   type Target,
@@ -58,6 +64,7 @@ import {
 import { signingStageBenchmark, signingStageSection } from './signing.ts';
 import { storageOnFreshDatabase, storageSection } from './storage.ts';
 import { BENCH_ISSUER } from './fixtures.ts';
+import { externalBenchDatabase } from './database.ts';
 import { api, cli, dropBenchDatabase, ensureFolios, load, percentile, startServer, tenLineFactura } from './harness.ts';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 3000);
@@ -81,6 +88,7 @@ const RECEIVED = Number(process.env.BENCH_RECEIVED ?? 300);
 const RECEIVED_CONCURRENCY = Number(process.env.BENCH_RECEIVED_CONCURRENCY ?? 8);
 const WEBHOOKS = ['1', 'true', 'yes'].includes(process.env.BENCH_WEBHOOKS ?? '');
 const STORAGE_DOCS = Number(process.env.BENCH_STORAGE_DOCS ?? 10_000);
+const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 1));
 
 const ISSUER = BENCH_ISSUER;
 
@@ -411,9 +419,14 @@ async function main() {
 
   const dataDir = resolve('.data-bench');
   const benchDb = `bench_${Date.now()}`;
-  const pgHandle = process.env.DATABASE_URL ? null : await ensureEmbeddedPostgres(dataDir, { database: benchDb });
+  const external = process.env.DATABASE_URL
+    ? await externalBenchDatabase(process.env.DATABASE_URL, process.env.DATABASE_DIRECT_URL, benchDb)
+    : null;
+  const pgHandle = external ? null : await ensureEmbeddedPostgres(dataDir, { database: benchDb });
+  const databaseLabel = external?.label ?? 'the embedded PostgreSQL 18 (direct connections, named statements)';
   const env: Record<string, string> = {
-    DATABASE_URL: process.env.DATABASE_URL ?? pgHandle!.url,
+    DATABASE_URL: external?.url ?? pgHandle!.url,
+    ...(external?.directUrl && { DATABASE_DIRECT_URL: external.directUrl }),
     TIMBRE_DATA_DIR: dataDir,
     DB_POOL_MAX: '20',
     JOBS_ENABLED: 'false',
@@ -493,16 +506,16 @@ async function main() {
   console.log(receiving);
   const receivingLoad = `${fmtLoad(receivingLoadBefore)} before, ${fmtLoad(loadavg())} after`;
 
-  const rows: string[] = [];
   const issued: IssuingRow[] = [];
   const failureNotes: string[] = [];
   let foliosReady = false;
   const issuingLoadBefore = INSTANCES.length ? loadavg() : null;
-  for (const instances of ONLY_DOWNLOADS || ONLY_LIST || ONLY_RECEIVING ? [] : INSTANCES) {
+  const runs = ONLY_DOWNLOADS || ONLY_LIST || ONLY_RECEIVING ? [] : Array.from({ length: RUNS }, (_, i) => i + 1);
+  for (const [run, instances] of runs.flatMap((run) => INSTANCES.map((i) => [run, i] as const))) {
     const servers = await Promise.all(Array.from({ length: instances }, () => startServer(env)));
     try {
       if (!foliosReady) {
-        const needed = INSTANCES.reduce((n, i) => n + WARM_UP * i + DOCS * CONCURRENCY.length, 0) + 100;
+        const needed = RUNS * INSTANCES.reduce((n, i) => n + WARM_UP * i + DOCS * CONCURRENCY.length, 0) + 100;
         await ensureFolios(servers[0]!.port, key, issuer.rut, 33, needed);
         foliosReady = true;
       }
@@ -518,11 +531,12 @@ async function main() {
       );
       for (const c of CONCURRENCY) {
         for (const s of servers) s.peakRss = 0;
-        const postmaster = pgHandle ? embeddedPostmasterPid(dataDir) : null;
+        const postmaster = pgHandle ? embeddedPostmasterPid(dataDir) : (external?.postmasterPid ?? null);
         const cpuNow = () => ({
           node: servers.reduce((sum, s) => sum + processCpuMs(s.proc.pid!), 0),
           threads: servers.map((s) => threadSplit(s.proc.pid!)),
           pg: postmaster ? postgresCpuSplit(postmaster) : { backends: Number.NaN, background: Number.NaN },
+          pooler: external?.poolerPid ? processCpuMs(external.poolerPid) : 0,
           client: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
         });
         const cpu0 = cpuNow();
@@ -539,13 +553,15 @@ async function main() {
           pg: (cpu1.pg.backends + cpu1.pg.background - cpu0.pg.backends - cpu0.pg.background) / DOCS,
           pgBackends: (cpu1.pg.backends - cpu0.pg.backends) / DOCS,
           client: (cpu1.client - cpu0.client) / DOCS,
+          pooler: (cpu1.pooler - cpu0.pooler) / DOCS,
           threads: sumSplits(cpu0.threads.map((t0, i) => splitPerDoc(t0, cpu1.threads[i]!, DOCS))),
         };
         console.log({ cpuPerDoc });
         if (r.firstFailure) failureNotes.push(`${instances} instance(s), concurrency ${c}: ${r.firstFailure}`);
         const rss = Math.max(...servers.map((s) => s.peakRss));
-        console.log({ instances, concurrency: c, ...r, rssMB: rss / 2 ** 20 });
+        console.log({ run, instances, concurrency: c, ...r, rssMB: rss / 2 ** 20 });
         issued.push({
+          run,
           instances,
           concurrency: c,
           docsPerSecond: r.docsPerSecond,
@@ -556,12 +572,10 @@ async function main() {
           threads: cpuPerDoc.threads,
           pgBackendsMs: cpuPerDoc.pgBackends,
           clientMs: cpuPerDoc.client,
+          poolerMs: external?.poolerPid ? cpuPerDoc.pooler : null,
           failures: r.failures,
           duplicates: r.duplicates,
         });
-        rows.push(
-          `| ${instances} | ${c} | ${r.docsPerSecond.toFixed(0)} | ${(r.docsPerSecond / bound.perSecond).toFixed(3)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${(rss / 2 ** 20).toFixed(0)} | ${cpuPerDoc.node.toFixed(2)} | ${cpuPerDoc.pg.toFixed(2)} | ${r.failures} | ${r.duplicates} |`,
-        );
       }
     } finally {
       await Promise.all(servers.map((s) => s.stop()));
@@ -577,10 +591,33 @@ async function main() {
     }
     await pgHandle.release();
   }
+  if (external) await external.drop();
+  const issuedRows = medianRows(issued);
 
   const cpu = cpus()[0]?.model ?? 'unknown';
   const day = dateOfInstantInSantiago(started);
   const issuingLoad = issuingLoadBefore ? `${fmtLoad(issuingLoadBefore)} before, ${fmtLoad(loadavg())} after` : '';
+  const issuing = issued.length
+    ? issuingSection(
+        {
+          day,
+          load: issuingLoad,
+          docs: DOCS,
+          runs: RUNS,
+          database: databaseLabel,
+          pooled: external !== null,
+          rows: issuedRows,
+          eachRun: issued,
+          failureNotes,
+          bound,
+          signing: sign,
+          computeMs,
+          steps: stage?.steps ?? null,
+          listDocuments: list?.documents ?? null,
+        },
+        external ? '' : ISSUING_HISTORY,
+      )
+    : null;
   const fresh: Record<SectionKey, string | null> = {
     summary: null,
     downloads: downloads ? downloadsSection(downloads, day, downloadsLoad) : null,
@@ -593,24 +630,8 @@ Measured on ${day}. One 2048-bit XMLDSig of a 10-line factura (C14N + SHA-1 + RS
 `,
     stage: stage ? signingStageSection(stage, day) : null,
     list: list ? listSection(list, day) : null,
-    issuing: rows.length
-      ? issuingSection(
-          {
-            day,
-            load: issuingLoad,
-            docs: DOCS,
-            rows: issued,
-            rowsMarkdown: rows,
-            failureNotes,
-            bound,
-            signing: sign,
-            computeMs,
-            steps: stage?.steps ?? null,
-            listDocuments: list?.documents ?? null,
-          },
-          ISSUING_HISTORY,
-        )
-      : null,
+    issuing: external ? null : issuing,
+    issuingPooled: external ? issuing : null,
     webhooks: webhooks ? webhookSection(webhooks, day) : null,
     receiving: receiving ? receivingSection(receiving, day, receivingLoad) : null,
     writePath: null,
@@ -625,7 +646,7 @@ Measured on ${day}. Letter p50 **${pdf.letterP50.toFixed(1)} ms** (p99 ${pdf.p99
   // A partial run (BENCH_LIST_DOCS=0 or BENCH_INSTANCES=0, e.g. to re-measure the list alone
   // when the shared machine was busy) keeps the other sections of the previous report.
   const targets: Target[] = [
-    ...(rows.length ? issuingTargets(issued, bound) : []),
+    ...(issued.length ? issuingTargets(issuedRows, bound, external ? ' (through PgBouncer)' : '') : []),
     ...(list
       ? [
           {
@@ -712,6 +733,7 @@ type SectionKey =
   | 'list'
   | 'writePath'
   | 'issuing'
+  | 'issuingPooled'
   | 'webhooks'
   | 'pdf'
   | 'downloads'
@@ -724,6 +746,7 @@ const SECTION_KEYS: SectionKey[] = [
   'list',
   'writePath',
   'issuing',
+  'issuingPooled',
   'webhooks',
   'pdf',
   'downloads',
@@ -738,6 +761,7 @@ const SECTION_TITLES: Record<SectionKey, string> = {
   stage: 'Signing stage alone',
   list: 'Listing',
   issuing: 'Issuing over HTTP',
+  issuingPooled: 'Issuing through PgBouncer',
   webhooks: 'Issuing with a webhook endpoint',
   pdf: 'PDF rendering alone',
   downloads: 'PDF downloads and the last check before storing',
