@@ -80,7 +80,9 @@ export async function externalBenchDatabase(
   let postmasterPid: number | null;
   try {
     await admin.query(`CREATE DATABASE "${database}"`);
-    version = (await admin.query<{ v: string }>('SHOW server_version')).rows[0]!.v.split(' ')[0]!;
+    version = (await admin.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]!.v.split(
+      ' ',
+    )[0]!;
     postmasterPid = postmasterOf((await admin.query<{ p: number }>('SELECT pg_backend_pid() AS p')).rows[0]!.p);
   } finally {
     await admin.end();
