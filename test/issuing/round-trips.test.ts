@@ -45,9 +45,7 @@ describe('round trips of an issue', () => {
       if (issue > 1 && sent.length <= 2) break;
     }
     expect(sent).toHaveLength(2);
-    // Each is a call of the PL/pgSQL function that holds the statement (planned once per server
-    // session, also behind a transaction pooler).
-    expect(sent[0]).toMatch(/timbre_reserve_folio\(/);
-    expect(sent[1]).toMatch(/timbre_insert_document\(/);
+    expect(sent[0]).toMatch(/INSERT INTO folio_reservations/);
+    expect(sent[1]).toMatch(/INSERT INTO documents/);
   });
 });
