@@ -145,3 +145,20 @@ export function sumSplits(splits: ThreadSplit[]): ThreadSplit {
 export function threadTimes(pid: number): Map<number, number> {
   return new Map([...taskTimes(pid)].map(([tid, t]) => [tid, t.user + t.system]));
 }
+
+/** The name of each live thread of a process (/proc/PID/task/TID/comm: "node", "V8 Worker", "libuv-worker"…). */
+export function threadNames(pid: number): Map<number, string> {
+  const names = new Map<number, string>();
+  let tasks: string[] = [];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return names;
+  }
+  for (const tid of tasks) {
+    try {
+      names.set(Number(tid), readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim());
+    } catch {}
+  }
+  return names;
+}

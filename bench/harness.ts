@@ -3,7 +3,7 @@
  * way `npm start` runs them, the CLI, the load generator and small API calls.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
@@ -12,6 +12,10 @@ import { BENCH_RECEIVER } from './fixtures.ts';
 
 /** A directory: each server process writes a V8 CPU profile there (`--cpu-prof`) when it exits. */
 const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF;
+/** Extra node flags for every server process (e.g. `--trace-gc`), space-separated: BENCH_NODE_FLAGS. */
+const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+/** The compiled server: BENCH_SERVER_JS runs another build (an A/B against a copy of an older `dist/`). */
+const SERVER_JS = process.env.BENCH_SERVER_JS ?? 'dist/server.js';
 /** Folios a sandbox range request may ask for at once (POST folios_sii). */
 const FOLIO_REQUEST_MAX = 10_000;
 
@@ -56,7 +60,7 @@ export async function startServer(env: Record<string, string>): Promise<Server> 
   const port = await freePort();
   // What `npm start` and the Dockerfile run: the compiled service under plain node.
   const profile = CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROFILE_DIR)}`] : [];
-  const proc = spawn(process.execPath, ['--max-old-space-size=192', ...profile, 'dist/server.js'], {
+  const proc = spawn(process.execPath, ['--max-old-space-size=192', ...NODE_FLAGS, ...profile, SERVER_JS], {
     env: {
       ...process.env,
       ...env,
@@ -72,6 +76,11 @@ export async function startServer(env: Record<string, string>): Promise<Server> 
   proc.stderr?.on('data', (c) => {
     err += String(c);
   });
+  // BENCH_SERVER_LOG: the server's standard output (pino, --trace-gc…) appended to this file.
+  if (process.env.BENCH_SERVER_LOG) {
+    const log = createWriteStream(process.env.BENCH_SERVER_LOG, { flags: 'a' });
+    proc.stdout?.pipe(log);
+  }
   const deadline = Date.now() + 60_000;
   for (;;) {
     try {

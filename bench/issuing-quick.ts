@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { ensureEmbeddedPostgres } from '../src/db/embedded.ts';
-import { embeddedPostmasterPid, postgresCpuSplit, splitPerDoc, threadSplit, threadTimes } from './cpu.ts';
+import { embeddedPostmasterPid, postgresCpuSplit, splitPerDoc, threadNames, threadSplit, threadTimes } from './cpu.ts';
 import { BENCH_ISSUER } from './fixtures.ts';
 import { cli, dropBenchDatabase, ensureFolios, load, startServer } from './harness.ts';
 
@@ -91,8 +91,10 @@ async function main() {
             .map(([tid, ms]) => ({ tid, perDoc: (ms - (tids0.get(tid) ?? 0)) / DOCS }))
             .filter((t) => t.perDoc > 0)
             .sort((a, b) => b.perDoc - a.perDoc);
+          const names = threadNames(server.proc.pid!);
+          const name = (tid: number) => (tid === server.proc.pid ? 'main' : `${names.get(tid) ?? '?'} ${tid}`);
           console.log(
-            `threads (CPU ms per document): ${busy.map((t) => `${t.tid === server.proc.pid ? 'main' : t.tid} ${t.perDoc.toFixed(3)}`).join(', ')}`,
+            `threads (CPU ms per document): ${busy.map((t) => `${name(t.tid)} ${t.perDoc.toFixed(3)}`).join(', ')}`,
           );
         }
         const pg1 = postgresCpuSplit(postmaster);

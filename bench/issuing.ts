@@ -10,6 +10,8 @@ import { computeDocument } from '../src/dte/totals.ts';
 import type { ThreadSplit } from './cpu.ts';
 
 export interface IssuingRow {
+  /** Which of the BENCH_RUNS runs measured it (1-based); a median row keeps the first. */
+  run: number;
   instances: number;
   concurrency: number;
   docsPerSecond: number;
@@ -24,6 +26,8 @@ export interface IssuingRow {
   clientMs: number;
   /** Of `cpu.pg`: the client connections' backends (the rest: WAL writer, checkpointer, I/O workers…). */
   pgBackendsMs: number;
+  /** CPU ms per document of the pooler (PgBouncer) when the run went through one, else null. */
+  poolerMs: number | null;
   failures: number;
   duplicates: number;
 }
@@ -75,8 +79,49 @@ export interface Target {
   met: boolean | null;
 }
 
-/** The targets of the issuing rows (README "Performance and scale-out"). */
-export function issuingTargets(rows: IssuingRow[], bound: { perSecond: number }): Target[] {
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/**
+ * One row per instance count and concurrency over the runs: each figure the median of the runs
+ * (each figure on its own), failures and duplicates summed, the worst peak RSS.
+ */
+export function medianRows(rows: IssuingRow[]): IssuingRow[] {
+  const groups = new Map<string, IssuingRow[]>();
+  for (const r of rows) {
+    const k = `${r.instances}:${r.concurrency}`;
+    groups.set(k, [...(groups.get(k) ?? []), r]);
+  }
+  return [...groups.values()].map((g) => {
+    const m = (f: (r: IssuingRow) => number) => median(g.map(f));
+    const first = g[0]!;
+    return {
+      run: first.run,
+      instances: first.instances,
+      concurrency: first.concurrency,
+      docsPerSecond: m((r) => r.docsPerSecond),
+      p50: m((r) => r.p50),
+      p99: m((r) => r.p99),
+      peakRssMb: Math.max(...g.map((r) => r.peakRssMb)),
+      cpu: { node: m((r) => r.cpu.node), pg: m((r) => r.cpu.pg) },
+      threads: {
+        main: { user: m((r) => r.threads.main.user), system: m((r) => r.threads.main.system) },
+        others: { user: m((r) => r.threads.others.user), system: m((r) => r.threads.others.system) },
+      },
+      clientMs: m((r) => r.clientMs),
+      pgBackendsMs: m((r) => r.pgBackendsMs),
+      poolerMs: first.poolerMs === null ? null : m((r) => r.poolerMs ?? 0),
+      failures: g.reduce((n, r) => n + r.failures, 0),
+      duplicates: g.reduce((n, r) => n + r.duplicates, 0),
+    };
+  });
+}
+
+/** The targets of the issuing rows (README "Performance and scale-out"); `suffix` names a variant's. */
+export function issuingTargets(rows: IssuingRow[], bound: { perSecond: number }, suffix = ''): Target[] {
   const one = rows.find((r) => r.instances === 1 && r.concurrency === 16);
   const two = rows.find((r) => r.instances === 2 && r.concurrency === 16);
   const worstRss = rows.length ? Math.max(...rows.map((r) => r.peakRssMb)) : Number.NaN;
@@ -84,7 +129,7 @@ export function issuingTargets(rows: IssuingRow[], bound: { perSecond: number })
   const cpu = one ? one.cpu.node + one.cpu.pg : Number.NaN;
   return [
     {
-      name: 'issue rate, 1 instance, concurrency 16',
+      name: `${'issue rate, 1 instance, concurrency 16'}${suffix}`,
       target: `≥ 0.25 × signing bound (${(bound.perSecond * 0.25).toFixed(0)} docs/s)`,
       measured: one
         ? `${one.docsPerSecond.toFixed(0)} docs/s = ${(one.docsPerSecond / bound.perSecond).toFixed(3)} × bound`
@@ -92,25 +137,25 @@ export function issuingTargets(rows: IssuingRow[], bound: { perSecond: number })
       met: one ? one.docsPerSecond >= bound.perSecond * 0.25 : null,
     },
     {
-      name: 'p99 latency, 1 instance, concurrency 16',
+      name: `${'p99 latency, 1 instance, concurrency 16'}${suffix}`,
       target: '≤ 50 ms',
       measured: one ? `${one.p99.toFixed(1)} ms` : '—',
       met: one ? one.p99 <= 50 : null,
     },
     {
-      name: 'CPU per document (Timbre + PostgreSQL)',
+      name: `${'CPU per document (Timbre + PostgreSQL)'}${suffix}`,
       target: '≤ 2.5 ms',
       measured: one ? `${cpu.toFixed(2)} ms (${one.cpu.node.toFixed(2)} + ${one.cpu.pg.toFixed(2)})` : '—',
       met: one && Number.isFinite(cpu) ? cpu <= 2.5 : null,
     },
     {
-      name: 'peak RSS per instance',
+      name: `${'peak RSS per instance'}${suffix}`,
       target: '≤ 300 MB',
       measured: rows.length ? `${worstRss.toFixed(0)} MB` : '—',
       met: rows.length ? worstRss <= 300 : null,
     },
     {
-      name: 'two instances vs one (concurrency 16)',
+      name: `${'two instances vs one (concurrency 16)'}${suffix}`,
       target: '≥ 0.9 ×, 0 duplicate folios',
       measured: one && two ? `${(two.docsPerSecond / one.docsPerSecond).toFixed(2)} ×, ${dup} duplicate folios` : '—',
       met: one && two ? two.docsPerSecond >= 0.9 * one.docsPerSecond && dup === 0 : null,
@@ -131,8 +176,16 @@ export interface IssuingSectionInput {
   day: string;
   load: string;
   docs: number;
+  /** BENCH_RUNS: how many times each row was measured. */
+  runs: number;
+  /** What the rows ran on (bench/database.ts). */
+  database: string;
+  /** Through PgBouncer: the section "Issuing through PgBouncer". */
+  pooled: boolean;
+  /** The median of the runs, one per instance count and concurrency (`medianRows`). */
   rows: IssuingRow[];
-  rowsMarkdown: string[];
+  /** Every run's rows. */
+  eachRun: IssuingRow[];
   failureNotes: string[];
   bound: { perSecond: number; msPerPair: number };
   signing: { perSecond: number; msPerDoc: number };
@@ -174,19 +227,54 @@ The two RSA signatures alone (the bound) are ${bound.msPerPair.toFixed(3)} ms of
 `;
 }
 
+/** `median (min–max)` of one figure over the runs of a row (just the median with one run). */
+function spread(all: IssuingRow[], row: IssuingRow, f: (r: IssuingRow) => number, digits: number): string {
+  const xs = all.filter((r) => r.instances === row.instances && r.concurrency === row.concurrency).map(f);
+  const m = f(row).toFixed(digits);
+  return xs.length > 1 ? `${m} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})` : m;
+}
+
+function rowsTable(x: IssuingSectionInput): string {
+  const pooler = x.pooled ? ' CPU ms/doc PgBouncer |' : '';
+  const lines = x.rows.map((r) => {
+    const cell = (f: (r: IssuingRow) => number, digits: number) => spread(x.eachRun, r, f, digits);
+    return `| ${r.instances} | ${r.concurrency} | ${cell((q) => q.docsPerSecond, 0)} | ${(r.docsPerSecond / x.bound.perSecond).toFixed(3)} | ${cell((q) => q.p50, 1)} | ${cell((q) => q.p99, 1)} | ${r.peakRssMb.toFixed(0)} | ${cell((q) => q.cpu.node, 2)} | ${cell((q) => q.cpu.pg, 2)} |${x.pooled ? ` ${cell((q) => q.poolerMs ?? 0, 2)} |` : ''} ${r.failures} | ${r.duplicates} |`;
+  });
+  return `| instances | concurrency | docs/s | × bound | p50 ms | p99 ms | peak RSS MB (per instance) | CPU ms/doc Timbre | CPU ms/doc PostgreSQL |${pooler} failures | duplicate folios |
+|---|---|---|---|---|---|---|---|---|${x.pooled ? '---|' : ''}---|---|
+${lines.join('\n')}`;
+}
+
+function eachRunTable(x: IssuingSectionInput): string {
+  if (x.runs < 2) return '';
+  const lines = x.eachRun.map(
+    (r) =>
+      `| ${r.run} | ${r.instances} | ${r.concurrency} | ${r.docsPerSecond.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.cpu.node.toFixed(2)} | ${r.cpu.pg.toFixed(2)} |`,
+  );
+  return `
+Each run (new server processes, warm-up, then the timed rows), in the order measured:
+
+| run | instances | concurrency | docs/s | p50 ms | p99 ms | CPU ms/doc Timbre | CPU ms/doc PostgreSQL |
+|---|---|---|---|---|---|---|---|
+${lines.join('\n')}
+`;
+}
+
 export function issuingSection(x: IssuingSectionInput, history: string): string {
   const one = x.rows.find((r) => r.instances === 1 && r.concurrency === 16);
-  return `## Issuing over HTTP (sandbox, 10-line type-33 facturas, ${x.docs} documents per row)
+  const runs =
+    x.runs > 1
+      ? ` Each row was measured ${x.runs} times (each run with new server processes and its own warm-up): every figure is the median of the runs, with their spread (min–max) in parentheses.`
+      : '';
+  return `## ${x.pooled ? 'Issuing through PgBouncer' : 'Issuing over HTTP'} (sandbox, 10-line type-33 facturas, ${x.docs} documents per row)
 
-Measured on ${x.day}; load average (1 / 5 / 15 min) ${x.load}. Every request authenticates its key, validates, computes totals, reserves a folio (one statement), builds the XML, stamps the TED, signs, re-reads and verifies the final bytes, and stores the document with its event in one statement. The load generator is the bench process itself (node:http with keep-alive connections), on the same 2 cores. CPU per document is read from /proc for the Timbre process(es) and for every PostgreSQL process, over the timed run.${x.listDocuments ? ` The documents table already holds the ${x.listDocuments.toLocaleString('en')} rows of the list part.` : ''}
+Measured on ${x.day}; load average (1 / 5 / 15 min) ${x.load}. Database: ${x.database}. Every request authenticates its key, validates, computes totals, reserves a folio (one statement), builds the XML, stamps the TED, signs, re-reads and verifies the final bytes, and stores the document with its event in one statement. The load generator is the bench process itself (node:http with keep-alive connections), on the same 2 cores. CPU per document is read from /proc for the Timbre process(es) and for every PostgreSQL process, over the timed run.${x.listDocuments ? ` The documents table already holds the ${x.listDocuments.toLocaleString('en')} rows of the list part.` : ''}${runs}
 
 The signing bound, measured in the same run in CPU time of one core: **${x.bound.perSecond.toFixed(0)} pairs/s** of the two RSA signatures a document needs (2048-bit RSA-SHA1 XMLDSig + 512-bit RSA-SHA1 TED, node:crypto alone; ${x.bound.msPerPair.toFixed(3)} ms a pair). With C14N and the XML around them, signing one document in-process: ${x.signing.perSecond.toFixed(0)} docs/s (wall clock).
 
-| instances | concurrency | docs/s | × bound | p50 ms | p99 ms | peak RSS MB (per instance) | CPU ms/doc Timbre | CPU ms/doc PostgreSQL | failures | duplicate folios |
-|---|---|---|---|---|---|---|---|---|---|---|
-${x.rowsMarkdown.join('\n')}
-${x.failureNotes.length ? `\nFailed requests (the first of each row) — their rows measure errors, not issuing:\n\n${x.failureNotes.map((n) => `- ${n}`).join('\n')}\n` : ''}
-${summaryTable(issuingTargets(x.rows, x.bound))}
+${rowsTable(x)}
+${eachRunTable(x)}${x.failureNotes.length ? `\nFailed requests (the first of each row) — their rows measure errors, not issuing:\n\n${x.failureNotes.map((n) => `- ${n}`).join('\n')}\n` : ''}
+${summaryTable(issuingTargets(x.rows, x.bound, x.pooled ? ' (through PgBouncer)' : ''))}
 ${breakdown(one, x.computeMs, x.steps, x.bound)}
 ${history}
 

@@ -22,9 +22,12 @@ export interface Database {
   /**
    * A hot statement for `pool.query`: named (parsed once per server connection) unless
    * DB_NAMED_STATEMENTS is off, as it must be behind a transaction pooler that cannot carry
-   * them (PgBouncer before 1.21, or without max_prepared_statements).
+   * them (PgBouncer before 1.21, or without max_prepared_statements). `call`, when given, is the
+   * same statement as a call of a PL/pgSQL function (which keeps its plan per server session),
+   * sent instead of the unnamed text.
    */
   statement(name: string, text: string, values: unknown[]): pg.QueryConfig;
+  statement(name: string, text: string, call: string, values: unknown[]): pg.QueryConfig;
   secrets: SecretBox;
   embedded: EmbeddedPostgres | null;
   close(): Promise<void>;
@@ -74,7 +77,10 @@ export async function openDatabase(config: Config, opts: OpenOptions = {}): Prom
     pool,
     url,
     directUrl,
-    statement: (name, text, values) => (config.DB_NAMED_STATEMENTS ? { name, text, values } : { text, values }),
+    statement: (name: string, text: string, ...rest: [unknown[]] | [string, unknown[]]) => {
+      const [call, values] = rest.length === 2 ? rest : [text, rest[0]];
+      return config.DB_NAMED_STATEMENTS ? { name, text, values } : { text: call, values };
+    },
     secrets,
     embedded,
     async close() {

@@ -13,6 +13,13 @@
  *
  * The same statement runs inside a Prisma transaction when the issue has more to do atomically
  * (voiding the referenced document, the folio-stock alert): see issue-document.ts.
+ *
+ * Where statements cannot be named (behind a transaction pooler, DB_NAMED_STATEMENTS off) the
+ * same statement runs as the body of the PL/pgSQL function `timbre_insert_document` (migration
+ * 20261127100000_hot_statements_as_functions; test/issuing/hot-statements.test.ts checks that
+ * the texts match), called with the same 35 values: PL/pgSQL keeps its plan per server
+ * session, so it is planned once per connection there too (planning it on every issue cost
+ * ~0.6–1.2 ms of PostgreSQL CPU). With named statements the statement runs as it is.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
@@ -31,10 +38,12 @@ export interface DocumentInsert {
   email: EmailMessage | null;
   submissionId: string | null;
   text: string;
+  /** The same statement as a call of its PL/pgSQL function (see above). */
+  call: string;
   values: unknown[];
 }
 
-const INSERT_SQL = `
+export const INSERT_SQL = `
   WITH confirmed AS (
     DELETE FROM folio_reservations WHERE id = $1::uuid AND token = $2::uuid RETURNING 1
   ), doc AS (
@@ -43,7 +52,7 @@ const INSERT_SQL = `
                            public_token, estado_sii, submit_attempts, created_at, updated_at)
     SELECT $3::uuid, $4::uuid, $5::"Environment", $6::int, $7::int, $8::uuid, $9::date, $10, $11,
            $12, $13::bigint, $14::bigint, $15::bigint, $16::int, $17::bigint, $18::jsonb, $19::jsonb, $20::bytea, $21,
-           $22, $23, 0, $24::timestamptz, $24::timestamptz
+           $22, $23::"EstadoSii", 0, $24::timestamptz, $24::timestamptz
       FROM confirmed
     RETURNING id, issuer_id
   ), idem AS (
@@ -70,6 +79,9 @@ const INSERT_SQL = `
      WHERE w.enabled AND (cardinality(w.events) = 0 OR 'document.issued' = ANY (w.events))
   )
   SELECT id::text FROM doc`;
+
+/** The same statement through its PL/pgSQL function, for when statements cannot be named. */
+const INSERT_CALL = `SELECT id FROM timbre_insert_document(${Array.from({ length: 35 }, (_, i) => `$${i + 1}`).join(', ')})`;
 
 export interface DocumentInsertInput {
   config: Config;
@@ -195,5 +207,5 @@ export function documentInsert(input: DocumentInsertInput): DocumentInsert {
     // Without what the document row gives back (document-view.ts).
     JSON.stringify(documentEventStored(eventData)),
   ];
-  return { document, email, submissionId, text: INSERT_SQL, values };
+  return { document, email, submissionId, text: INSERT_SQL, call: INSERT_CALL, values };
 }

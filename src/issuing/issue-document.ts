@@ -209,7 +209,9 @@ async function persistDocument(
   const locks = input.references.lockIds.length > 0;
   const threshold = folioThreshold(issuer, doc.type, reservation.stock.lastRangeSize);
   if (!locks && reservation.stock.available >= threshold) {
-    const { rowCount } = await ctx.db.pool.query(ctx.db.statement('insert-document', insert.text, insert.values));
+    const { rowCount } = await ctx.db.pool.query(
+      ctx.db.statement('insert-document', insert.text, insert.call, insert.values),
+    );
     if (rowCount !== 1) throw new LeaseLost();
     return { created, submissionId: insert.submissionId };
   }

@@ -1,7 +1,8 @@
 /**
- * Santiago dates and timestamps (src/dte/chile-time.ts), which keep the fields of the last
- * second asked for: every answer is the one of its own instant, across DST changes and
- * between calls in the same second.
+ * Santiago dates and timestamps (src/dte/chile-time.ts), which keep the fields of the last few
+ * seconds asked for: every answer is the one of its own instant, across DST changes, between
+ * calls in the same second and when calls alternate between seconds (an issue asks for the day
+ * of its issuer's creation between two questions about now).
  */
 import { describe, expect, it } from 'vitest';
 import { dateOfInstantInSantiago, santiagoTimestamp } from '../../src/dte/chile-time.ts';
@@ -22,6 +23,19 @@ describe('Santiago time', () => {
     for (const [utc, local] of cases) {
       expect(santiagoTimestamp(new Date(utc)), utc).toBe(local);
       expect(dateOfInstantInSantiago(new Date(utc)), utc).toBe(local.slice(0, 10));
+    }
+  });
+
+  it('answers right when calls alternate between more seconds than it keeps', () => {
+    const instants = Array.from({ length: 9 }, (_, i) => new Date(Date.UTC(2026, 0, 16, 2, 59, 50 + i)));
+    const expected = instants.map((_, i) => `2026-01-15T23:59:${50 + i}`);
+    for (let round = 0; round < 3; round++) {
+      // Now and then the issuer's creation day (a fixed older instant), as issuing asks.
+      for (const [i, d] of instants.entries()) {
+        expect(santiagoTimestamp(d)).toBe(expected[i]);
+        expect(dateOfInstantInSantiago(new Date('2025-03-01T12:00:00Z'))).toBe('2025-03-01');
+        expect(santiagoTimestamp(instants[(i * 5) % instants.length]!)).toBe(expected[(i * 5) % instants.length]);
+      }
     }
   });
 
