@@ -9,7 +9,6 @@
  * reveal. Documents become visible to QueryEstDte when their envelope reaches EPR.
  */
 import { createHash, randomInt } from 'node:crypto';
-import { EventEmitter } from 'node:events';
 import type { TrustedCafKey } from '../dte/caf.ts';
 import { extractDtes } from '../dte/xmldsig.ts';
 import { checkDocument, unreadableDocument } from './document-checks.ts';
@@ -26,6 +25,7 @@ import {
   type RegisteredIssuer,
   type UploadRecord,
 } from './state.ts';
+import { StepEvents } from './step-events.ts';
 
 /** The SII refuses the same bytes again for 900 s with STATUS 99 ([RURAL], docs/sii-reference.md §7.3). */
 export const DUPLICATE_WINDOW_MS = 900_000;
@@ -68,7 +68,7 @@ export class Processor {
   private readonly uploads: UploadRecord[] = [];
   private readonly byTrackId = new Map<string, UploadRecord>();
   private readonly timers = new Set<NodeJS.Timeout>();
-  private readonly events = new EventEmitter();
+  private readonly events = new StepEvents();
   private stepDelayMs: number;
   private nextDteTrackId = 250_000_000 + randomInt(0, 9_000_000);
   private nextBoletaTrackId = 100_000_000_000_000 + randomInt(0, 1_000_000_000);
@@ -191,13 +191,13 @@ export class Processor {
 
   private schedule(upload: UploadRecord): void {
     if (isFinal(upload)) {
-      this.events.emit('step');
+      this.events.stepped();
       return;
     }
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       upload.step++;
-      this.events.emit('step');
+      this.events.stepped();
       this.schedule(upload);
     }, this.stepDelayMs);
     timer.unref();
@@ -206,16 +206,7 @@ export class Processor {
 
   /** Resolves once every upload received so far has reached its final state. */
   settled(): Promise<void> {
-    return new Promise((resolve) => {
-      const check = () => {
-        if (this.uploads.every(isFinal)) {
-          this.events.off('step', check);
-          resolve();
-        }
-      };
-      this.events.on('step', check);
-      check();
-    });
+    return this.events.settled(() => this.uploads.every(isFinal));
   }
 
   stop(): void {

@@ -11,9 +11,9 @@
  *   the AEC), RCR (Carátula), RDC (the ceded document) or RCS (a cesión).
  */
 import { randomBytes, randomInt } from 'node:crypto';
-import { EventEmitter } from 'node:events';
 import { normalizeRut } from '../dte/rut.ts';
 import type { AecRegistryView, AecVerdict } from './aec-checks.ts';
+import { StepEvents } from './step-events.ts';
 
 type AecEstado = AecVerdict['estado'];
 
@@ -114,7 +114,7 @@ export class RpetcRegistry {
   private readonly uploads = new Map<string, AecUpload>();
   private readonly cesionesByDoc = new Map<string, CesionRecord[]>();
   private readonly timers = new Set<NodeJS.Timeout>();
-  private readonly events = new EventEmitter();
+  private readonly events = new StepEvents();
   private nextTrackId = 40_000 + randomInt(0, 900_000);
 
   constructor(
@@ -222,7 +222,7 @@ export class RpetcRegistry {
 
   private schedule(upload: AecUpload): void {
     if (isAecFinal(upload)) {
-      this.events.emit('step');
+      this.events.stepped();
       return;
     }
     const timer = setTimeout(() => {
@@ -236,16 +236,7 @@ export class RpetcRegistry {
 
   /** Resolves once every AEC received so far has reached its final state. */
   settled(): Promise<void> {
-    return new Promise((resolve) => {
-      const check = () => {
-        if ([...this.uploads.values()].every(isAecFinal)) {
-          this.events.off('step', check);
-          resolve();
-        }
-      };
-      this.events.on('step', check);
-      check();
-    });
+    return this.events.settled(() => [...this.uploads.values()].every(isAecFinal));
   }
 
   stop(): void {

@@ -1,0 +1,28 @@
+/**
+ * The simulator's asynchronous processing (DTE envelopes, AECs) moves in timed steps; tests wait
+ * for every upload to reach its final state. Shared by processing.ts and rpetc-store.ts.
+ */
+import { EventEmitter } from 'node:events';
+
+export class StepEvents {
+  private readonly events = new EventEmitter();
+
+  /** Called after each processing step. */
+  stepped(): void {
+    this.events.emit('step');
+  }
+
+  /** Resolves once `done()` holds, checked now and after every step. */
+  settled(done: () => boolean): Promise<void> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (done()) {
+          this.events.off('step', check);
+          resolve();
+        }
+      };
+      this.events.on('step', check);
+      check();
+    });
+  }
+}
