@@ -85,7 +85,7 @@ ${cesiones.map(
   (c) => html`<dl class="details">
   <dt>Estado</dt><dd>${stateBadge(c.estado)} ${siiText(c)}</dd>
   <dt>Cesionario</dt><dd>${c.cesionario.razon_social}<br>${rut(c.cesionario.rut)}</dd>
-  <dt>Monto cedido</dt><dd class="num">${money(c.monto)}</dd>
+  <dt>Monto cedido</dt><dd>${money(c.monto)}</dd>
   <dt>Último vencimiento</dt><dd>${date(c.ultimo_vencimiento)}</dd>
   ${c.tenedor ? html`<dt>Tenedor en el SII</dt><dd>${rut(c.tenedor)}</dd>` : ''}
   ${c.last_error && c.estado === 'pendiente' ? html`<dt>Último error</dt><dd>${c.last_error}</dd>` : ''}
