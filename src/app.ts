@@ -31,6 +31,7 @@ import { recibidosUploadRoute } from './http/routes/recibidos-upload.ts';
 import { recibidoDecisionRoutes } from './http/routes/recibido-decision.ts';
 import { cesionesRoutes } from './http/routes/cesiones.ts';
 import { recibidoCesionRoute } from './http/routes/recibido-cesion.ts';
+import { rcvRoutes } from './http/routes/rcv.ts';
 import { recibidosDecisionesRoute } from './http/routes/recibidos-decisiones.ts';
 import { recibidosDecisionFilesRoutes } from './http/routes/recibidos-decision-files.ts';
 import { emisionEstadoDteRoute } from './http/routes/emision-estado-dte.ts';
@@ -206,6 +207,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(recibidoPdfRoute(ctx));
   await app.register(cesionesRoutes(ctx));
   await app.register(recibidoCesionRoute(ctx));
+  await app.register(rcvRoutes(ctx));
   await app.register(dashboard(ctx), { prefix: '/dashboard' });
 
   await app.register(async (instance) => {

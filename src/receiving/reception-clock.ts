@@ -38,7 +38,7 @@ const LEASE_MS = 3 * 60_000;
 /** The first delay between two questions about the same reception; doubles up to 30 min. */
 const RECEPTION_RETRY_BASE_MS = 60_000;
 
-const deadlineOf = (reception: Date) => new Date(reception.getTime() + CLAIM_WINDOW_MS);
+export const deadlineOf = (reception: Date) => new Date(reception.getTime() + CLAIM_WINDOW_MS);
 
 /** The clock columns of a newly received document. */
 export function initialClock(

@@ -1,0 +1,322 @@
+/**
+ * Missed documents (README "Missed documents (RCV)"): the SII's Registro de Compras y Ventas,
+ * compras side, imported from the CSV the taxpayer downloads from the SII's site, and reconciled
+ * with the received documents: an RCV entry with no received document of the same supplier RUT,
+ * type and folio is "en el SII, no recibido por correo", with its 8-day deadline counted from
+ * the SII's reception (Fecha Recepcion) as src/receiving/reception-clock.ts counts it.
+ *
+ * The CSV: `;`-separated, a header row (`Nro;Tipo Doc;Tipo Compra;RUT Proveedor;Razon Social;
+ * Folio;Fecha Docto;Fecha Recepcion;…;Monto Total;…`), UTF-8 or Latin-1, LF or CRLF, fields
+ * optionally quoted; Fecha Docto `DD/MM/YYYY`, Fecha Recepcion `DD/MM/YYYY HH:MM:SS` in
+ * Santiago time. The portal's undocumented JSON facade is not used.
+ */
+import type { AppContext } from '../context.ts';
+import { type CalendarDate, fromDbDate, isRealDate, toDbDate } from '../dte/calendar-date.ts';
+import { instantOfSantiagoTimestamp } from '../dte/chile-time.ts';
+import { normalizeRut } from '../dte/rut.ts';
+import { AppError } from '../errors.ts';
+import type { Issuer } from '../generated/prisma/client.ts';
+import { deadlineOf, plazoOf } from './reception-clock.ts';
+
+/** The most rows one file may carry (a month of a large company's purchases fits). */
+const MAX_ROWS = 50_000;
+
+/** The columns Timbre reads, as the SII names them in the header. */
+const COLUMNS = {
+  type: 'Tipo Doc',
+  rut: 'RUT Proveedor',
+  name: 'Razon Social',
+  folio: 'Folio',
+  fechaDocto: 'Fecha Docto',
+  fechaRecepcion: 'Fecha Recepcion',
+  total: 'Monto Total',
+} as const;
+
+type Column = keyof typeof COLUMNS;
+
+export const MISSING_ESTADO = 'en el SII, no recibido por correo';
+
+export interface RcvRow {
+  issuerRut: string;
+  razonSocial: string;
+  type: number;
+  folio: bigint;
+  fechaDocto: CalendarDate;
+  fechaRecepcion: Date;
+  montoTotal: bigint;
+}
+
+/** UTF-8 when the bytes are valid UTF-8, Latin-1 otherwise (the SII's downloads have been both); no BOM. */
+function decode(bytes: Buffer): string {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    text = bytes.toString('latin1');
+  }
+  return text.startsWith('\uFEFF') ? text.slice(1) : text;
+}
+
+/** `;`-separated records; a quoted field may hold `;`, newlines and `""`. Blank lines are dropped. */
+function records(text: string): string[][] {
+  const out: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"' && field === '') quoted = true;
+    else if (c === ';') {
+      row.push(field);
+      field = '';
+    } else if (c === '\n' || c === '\r') {
+      if (c === '\r' && text[i + 1] === '\n') i++;
+      row.push(field);
+      if (row.some((f) => f.trim() !== '')) out.push(row);
+      row = [];
+      field = '';
+    } else field += c;
+  }
+  row.push(field);
+  if (row.some((f) => f.trim() !== '')) out.push(row);
+  return out;
+}
+
+/** Header names compared without case, accents, dots or extra spaces. */
+const headerKey = (s: string) =>
+  s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase();
+
+function columnIndexes(header: string[]): Record<Column, number> {
+  const keys = header.map(headerKey);
+  const indexes = {} as Record<Column, number>;
+  for (const [column, name] of Object.entries(COLUMNS) as [Column, string][]) {
+    const i = keys.indexOf(headerKey(name));
+    if (i < 0) {
+      throw new AppError('VALIDATION_FAILED', `Not an RCV compras CSV: missing column "${name}".`);
+    }
+    indexes[column] = i;
+  }
+  return indexes;
+}
+
+function rowError(line: number, column: string, message: string): AppError {
+  return new AppError('VALIDATION_FAILED', `RCV row ${line}, column "${column}": ${message}.`);
+}
+
+/** DD/MM/YYYY (also D/M/YYYY, or YYYY-MM-DD) to a calendar date. */
+function calendarOf(s: string): CalendarDate | null {
+  const dmy = /^(\d{1,2})[/-](\d{1,2})[/-](\d{4})$/.exec(s);
+  const iso = dmy ? `${dmy[3]}-${dmy[2]!.padStart(2, '0')}-${dmy[1]!.padStart(2, '0')}` : s;
+  return isRealDate(iso) ? iso : null;
+}
+
+/** "DD/MM/YYYY HH:MM:SS" (seconds optional; a bare date is its midnight), Santiago time. */
+function receptionOf(s: string): Date | null {
+  const m = /^(\S+)(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?$/.exec(s);
+  if (!m) return null;
+  const day = calendarOf(m[1]!);
+  if (!day) return null;
+  const time = `${(m[2] ?? '0').padStart(2, '0')}:${m[3] ?? '00'}:${m[4] ?? '00'}`;
+  return instantOfSantiagoTimestamp(`${day}T${time}`);
+}
+
+function rowOf(fields: string[], at: Record<Column, number>, line: number): RcvRow {
+  const get = (c: Column) => (fields[at[c]] ?? '').trim();
+  const rut = normalizeRut(get('rut'));
+  if (!rut) throw rowError(line, COLUMNS.rut, 'not a RUT with its check digit');
+  const type = get('type');
+  if (!/^\d{1,3}$/.test(type)) throw rowError(line, COLUMNS.type, 'not a document type');
+  const folio = get('folio');
+  if (!/^\d{1,10}$/.test(folio) || BigInt(folio) === 0n) throw rowError(line, COLUMNS.folio, 'not a folio');
+  const fechaDocto = calendarOf(get('fechaDocto'));
+  if (!fechaDocto) throw rowError(line, COLUMNS.fechaDocto, 'not a date DD/MM/YYYY');
+  const fechaRecepcion = receptionOf(get('fechaRecepcion'));
+  if (!fechaRecepcion) throw rowError(line, COLUMNS.fechaRecepcion, 'not a date-time DD/MM/YYYY HH:MM:SS');
+  const total = get('total') || '0';
+  if (!/^-?\d{1,18}$/.test(total)) throw rowError(line, COLUMNS.total, 'not a whole amount');
+  return {
+    issuerRut: rut,
+    razonSocial: get('name').slice(0, 200),
+    type: Number(type),
+    folio: BigInt(folio),
+    fechaDocto,
+    fechaRecepcion,
+    montoTotal: BigInt(total),
+  };
+}
+
+/** The rows of an RCV compras CSV; a file that is not one is refused naming what is wrong. */
+export function parseRcvCsv(bytes: Buffer): RcvRow[] {
+  const [header, ...rows] = records(decode(bytes));
+  if (!header) throw new AppError('VALIDATION_FAILED', 'Not an RCV compras CSV: the file is empty.');
+  const at = columnIndexes(header);
+  if (rows.length > MAX_ROWS) {
+    throw new AppError('VALIDATION_FAILED', `The RCV file has more than ${MAX_ROWS} rows; split it by month.`);
+  }
+  // One row per document: a later row of the same document wins.
+  const byKey = new Map<string, RcvRow>();
+  rows.forEach((fields, i) => {
+    const row = rowOf(fields, at, i + 2);
+    byKey.set(`${row.issuerRut}|${row.type}|${row.folio}`, row);
+  });
+  return [...byKey.values()];
+}
+
+/** One missing document as the API shows it. */
+export interface Faltante {
+  emisor_rut: string;
+  razon_social: string;
+  tipo_dte: number;
+  folio: number;
+  fecha_docto: string;
+  fecha_recepcion: string;
+  monto_total: number;
+  estado: typeof MISSING_ESTADO;
+  mensaje: string;
+  /** fecha_recepcion + 8 × 24 h for 33/34/43; null for other types. */
+  vence_at: string | null;
+  dias_restantes: number | null;
+  vencido: boolean;
+  imported_at: string;
+}
+
+interface EntryRow {
+  issuerRut: string;
+  razonSocial: string;
+  type: number;
+  folio: bigint;
+  fechaDocto: Date;
+  fechaRecepcion: Date;
+  montoTotal: bigint;
+  importedAt: Date;
+}
+
+function faltanteOf(e: EntryRow, now: Date): Faltante {
+  const plazo = plazoOf(
+    { type: e.type, siiReceivedAt: e.fechaRecepcion, deadline: deadlineOf(e.fechaRecepcion), receptionError: null },
+    now,
+  );
+  const mensaje = !plazo
+    ? 'El SII registra este documento, pero no llegó al buzón: pídalo al proveedor.'
+    : plazo.expired
+      ? 'El SII registra este documento, pero no llegó al buzón; el plazo de 8 días para reclamar ya venció.'
+      : `El SII registra este documento, pero no llegó al buzón: pídalo al proveedor; quedan ${plazo.days_left} días para reclamar.`;
+  return {
+    emisor_rut: e.issuerRut,
+    razon_social: e.razonSocial,
+    tipo_dte: e.type,
+    folio: Number(e.folio),
+    fecha_docto: fromDbDate(e.fechaDocto),
+    fecha_recepcion: e.fechaRecepcion.toISOString(),
+    monto_total: Number(e.montoTotal),
+    estado: MISSING_ESTADO,
+    mensaje,
+    vence_at: plazo?.deadline ?? null,
+    dias_restantes: plazo?.days_left ?? null,
+    vencido: plazo?.expired ?? false,
+    imported_at: e.importedAt.toISOString(),
+  };
+}
+
+/**
+ * The RCV entries of the issuer with no received document of the same supplier, type and folio,
+ * soonest deadline (earliest SII reception) first, paged.
+ */
+export async function listFaltantes(
+  ctx: AppContext,
+  issuer: Pick<Issuer, 'id'>,
+  page: { page: number; limit: number },
+): Promise<{ data: Faltante[]; total: number; page: number; limit: number }> {
+  const offset = (page.page - 1) * page.limit;
+  const missing = `FROM rcv_entries e WHERE e.issuer_id = $1::uuid AND NOT EXISTS (
+      SELECT 1 FROM received_documents r
+      WHERE r.issuer_id = e.issuer_id AND r.emisor_rut = e.issuer_rut AND r.type = e.type AND r.folio = e.folio)`;
+  const [rows, counted] = await Promise.all([
+    ctx.db.prisma.$queryRawUnsafe<
+      {
+        issuer_rut: string;
+        razon_social: string;
+        type: number;
+        folio: bigint;
+        fecha_docto: Date;
+        fecha_recepcion: Date;
+        monto_total: bigint;
+        imported_at: Date;
+      }[]
+    >(
+      `SELECT e.issuer_rut, e.razon_social, e.type, e.folio, e.fecha_docto, e.fecha_recepcion, e.monto_total, e.imported_at
+       ${missing} ORDER BY e.fecha_recepcion ASC, e.issuer_rut, e.type, e.folio LIMIT $2 OFFSET $3`,
+      issuer.id,
+      page.limit,
+      offset,
+    ),
+    ctx.db.prisma.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n ${missing}`, issuer.id),
+  ]);
+  const now = ctx.clock();
+  return {
+    data: rows.map((r) =>
+      faltanteOf(
+        {
+          issuerRut: r.issuer_rut,
+          razonSocial: r.razon_social,
+          type: r.type,
+          folio: r.folio,
+          fechaDocto: r.fecha_docto,
+          fechaRecepcion: r.fecha_recepcion,
+          montoTotal: r.monto_total,
+          importedAt: r.imported_at,
+        },
+        now,
+      ),
+    ),
+    total: Number(counted[0]?.n ?? 0),
+    page: page.page,
+    limit: page.limit,
+  };
+}
+
+/** How many rows were written and how many of them Timbre did not know before. */
+export interface RcvImport {
+  imported: number;
+  nuevos: number;
+}
+
+/** Stores the rows (a re-import of the same document updates it). */
+export async function importRcv(ctx: AppContext, issuer: Pick<Issuer, 'id'>, rows: RcvRow[]): Promise<RcvImport> {
+  const importedAt = ctx.clock();
+  const existing = await ctx.db.prisma.rcvEntry.findMany({
+    where: { issuerId: issuer.id, OR: rows.map((r) => ({ issuerRut: r.issuerRut, type: r.type, folio: r.folio })) },
+    select: { issuerRut: true, type: true, folio: true },
+  });
+  const known = new Set(existing.map((e) => `${e.issuerRut}|${e.type}|${e.folio}`));
+  await ctx.db.prisma.$transaction(
+    rows.map((r) => {
+      const data = {
+        razonSocial: r.razonSocial,
+        fechaDocto: toDbDate(r.fechaDocto),
+        fechaRecepcion: r.fechaRecepcion,
+        montoTotal: r.montoTotal,
+        importedAt,
+      };
+      return ctx.db.prisma.rcvEntry.upsert({
+        where: {
+          issuerId_issuerRut_type_folio: { issuerId: issuer.id, issuerRut: r.issuerRut, type: r.type, folio: r.folio },
+        },
+        create: { issuerId: issuer.id, issuerRut: r.issuerRut, type: r.type, folio: r.folio, ...data },
+        update: data,
+      });
+    }),
+  );
+  return { imported: rows.length, nuevos: rows.filter((r) => !known.has(`${r.issuerRut}|${r.type}|${r.folio}`)).length };
+}
