@@ -34,7 +34,7 @@ const COLUMNS = {
 
 type Column = keyof typeof COLUMNS;
 
-export const MISSING_ESTADO = 'en el SII, no recibido por correo';
+const MISSING_ESTADO = 'en el SII, no recibido por correo';
 
 export interface RcvRow {
   issuerRut: string;
@@ -318,5 +318,8 @@ export async function importRcv(ctx: AppContext, issuer: Pick<Issuer, 'id'>, row
       });
     }),
   );
-  return { imported: rows.length, nuevos: rows.filter((r) => !known.has(`${r.issuerRut}|${r.type}|${r.folio}`)).length };
+  return {
+    imported: rows.length,
+    nuevos: rows.filter((r) => !known.has(`${r.issuerRut}|${r.type}|${r.folio}`)).length,
+  };
 }

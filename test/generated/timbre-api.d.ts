@@ -261,6 +261,20 @@ export interface paths {
      */
     post: operations["getReceivedCession"];
   };
+  "/api/{rut}/rcv": {
+    /**
+     * Import the SII's RCV (compras) CSV
+     * @description The CSV the SII's Registro de Compras y Ventas exports for purchases (`;`-separated, UTF-8 or Latin-1, header `Nro;Tipo Doc;Tipo Compra;RUT Proveedor;Razon Social;Folio;Fecha Docto;Fecha Recepcion;…;Monto Total;…`), as the raw body (`Content-Type: text/csv`, ≤ 20 MiB) or the one file of a `multipart/form-data` form. Each row is stored once per supplier, type and folio (a re-import updates it). The answer lists the entries with no received document of the same supplier, type and folio: `en el SII, no recibido por correo`, with their 8-day deadline counted from Fecha Recepcion (up to 1,000; `GET …/rcv/faltantes` pages them). A file without the columns Timbre reads is refused with 400 naming the column.
+     */
+    post: operations["importRcv"];
+  };
+  "/api/{rut}/rcv/faltantes": {
+    /**
+     * List documents the SII has that the mailbox did not bring
+     * @description The imported RCV entries with no received document of the same supplier RUT, type and folio, earliest SII reception (soonest deadline) first, paged. `total` counts every match.
+     */
+    get: operations["listRcvMissing"];
+  };
 }
 
 export type webhooks = Record<string, never>;
@@ -8911,6 +8925,420 @@ export interface operations {
           "application/json": components["schemas"]["Error"] & {
             /** @enum {string} */
             code?: "SII_UNAVAILABLE";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Import the SII's RCV (compras) CSV
+   * @description The CSV the SII's Registro de Compras y Ventas exports for purchases (`;`-separated, UTF-8 or Latin-1, header `Nro;Tipo Doc;Tipo Compra;RUT Proveedor;Razon Social;Folio;Fecha Docto;Fecha Recepcion;…;Monto Total;…`), as the raw body (`Content-Type: text/csv`, ≤ 20 MiB) or the one file of a `multipart/form-data` form. Each row is stored once per supplier, type and folio (a re-import updates it). The answer lists the entries with no received document of the same supplier, type and folio: `en el SII, no recibido por correo`, with their 8-day deadline counted from Fecha Recepcion (up to 1,000; `GET …/rcv/faltantes` pages them). A file without the columns Timbre reads is refused with 400 naming the column.
+   */
+  importRcv: {
+    parameters: {
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+      };
+    };
+    /** @description The RCV compras CSV, as downloaded from the SII (or a form with one file). */
+    requestBody: {
+      content: {
+        "text/csv": string;
+        "application/csv": string;
+        "multipart/form-data": string;
+      };
+    };
+    responses: {
+      /** @description The file was imported */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            ok: true;
+            /** @description Rows read from the file (one per document). */
+            imported: number;
+            /** @description Of them, documents not imported before. */
+            nuevos: number;
+            /** @description Every imported entry with no received document. */
+            faltantes: ({
+                /** @description The supplier (RUT Proveedor). */
+                emisor_rut: string;
+                razon_social: string;
+                tipo_dte: number;
+                folio: number;
+                /** Format: date */
+                fecha_docto: string;
+                /**
+                 * Format: date-time
+                 * @description The SII's reception (Fecha Recepcion).
+                 */
+                fecha_recepcion: string;
+                monto_total: number;
+                /** @enum {string} */
+                estado: "en el SII, no recibido por correo";
+                /** @description What it means and what to do (Spanish). */
+                mensaje: string;
+                /**
+                 * Format: date-time
+                 * @description fecha_recepcion + 8 × 24 h for 33/34/43; null for other types.
+                 */
+                vence_at: string | null;
+                /** @description Whole days left (0 in the last day). */
+                dias_restantes: number | null;
+                vencido: boolean;
+                /** Format: date-time */
+                imported_at: string;
+              })[];
+          };
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       * - `INVALID_JSON`: The request body is not valid JSON.
+       * - `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be sent with Content-Type: application/json.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE";
+          });
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       * - `FORBIDDEN_ROLE`: This API key’s role may not perform this operation.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER" | "FORBIDDEN_ROLE";
+          });
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND";
+          };
+        };
+      };
+      /**
+       * @description The request body is larger than 1 MiB
+       *
+       * - `PAYLOAD_TOO_LARGE`: The request body exceeds the 1 MiB limit.
+       */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "PAYLOAD_TOO_LARGE";
+          };
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
+          };
+        };
+      };
+      /**
+       * @description This instance is shutting down; retry (another instance answers)
+       *
+       * - `SERVICE_UNAVAILABLE`: This instance is shutting down; retry the request.
+       */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "SERVICE_UNAVAILABLE";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * List documents the SII has that the mailbox did not bring
+   * @description The imported RCV entries with no received document of the same supplier RUT, type and folio, earliest SII reception (soonest deadline) first, paged. `total` counts every match.
+   */
+  listRcvMissing: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. */
+        page?: number;
+        /** @description Page size. */
+        limit?: number;
+      };
+      path: {
+        /**
+         * @description The issuer's RUT, with hyphen and check digit.
+         * @example 76086428-5
+         */
+        rut: string;
+      };
+    };
+    responses: {
+      /** @description A page of missing documents */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            ok: true;
+            data: ({
+                /** @description The supplier (RUT Proveedor). */
+                emisor_rut: string;
+                razon_social: string;
+                tipo_dte: number;
+                folio: number;
+                /** Format: date */
+                fecha_docto: string;
+                /**
+                 * Format: date-time
+                 * @description The SII's reception (Fecha Recepcion).
+                 */
+                fecha_recepcion: string;
+                monto_total: number;
+                /** @enum {string} */
+                estado: "en el SII, no recibido por correo";
+                /** @description What it means and what to do (Spanish). */
+                mensaje: string;
+                /**
+                 * Format: date-time
+                 * @description fecha_recepcion + 8 × 24 h for 33/34/43; null for other types.
+                 */
+                vence_at: string | null;
+                /** @description Whole days left (0 in the last day). */
+                dias_restantes: number | null;
+                vencido: boolean;
+                /** Format: date-time */
+                imported_at: string;
+              })[];
+            total: number;
+            page: number;
+            limit: number;
+          };
+        };
+      };
+      /**
+       * @description The request is invalid; `details` names the fields
+       *
+       * - `VALIDATION_FAILED`: The request is invalid.
+       */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "VALIDATION_FAILED";
+          };
+        };
+      };
+      /**
+       * @description No valid API key (or document token)
+       *
+       * - `UNAUTHENTICATED`: A valid API key is required: send Authorization: Bearer timbre_…
+       * - `INVALID_API_KEY`: The API key is invalid or has been revoked.
+       */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & ({
+            /** @enum {string} */
+            code?: "UNAUTHENTICATED" | "INVALID_API_KEY";
+          });
+        };
+      };
+      /**
+       * @description The key or token may not do this
+       *
+       * - `FORBIDDEN_ISSUER`: This API key has no access to the issuer.
+       */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "FORBIDDEN_ISSUER";
+          };
+        };
+      };
+      /**
+       * @description Not found
+       *
+       * - `ISSUER_NOT_FOUND`: The issuer does not exist or is inactive.
+       */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "ISSUER_NOT_FOUND";
+          };
+        };
+      };
+      /**
+       * @description Too many requests; retry after `Retry-After` seconds
+       *
+       * - `RATE_LIMITED`: Too many requests.
+       */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Retry-After": components["headers"]["RetryAfter"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "RATE_LIMITED";
+          };
+        };
+      };
+      /**
+       * @description Our failure; the request id finds it in the logs
+       *
+       * - `INTERNAL`: Internal error. The request id identifies it in our logs.
+       */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            /** @enum {string} */
+            code?: "INTERNAL";
           };
         };
       };

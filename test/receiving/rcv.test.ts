@@ -25,7 +25,12 @@ const HEADER =
 const fixture = (name: string) => readFileSync(`test/fixtures/rcv/${name}`);
 
 function importCsv(api: KeyClient, rut: string, body: Buffer | string, contentType = 'text/csv') {
-  return api.inject({ method: 'POST', url: `/api/${rut}/rcv`, headers: { 'content-type': contentType }, payload: body });
+  return api.inject({
+    method: 'POST',
+    url: `/api/${rut}/rcv`,
+    headers: { 'content-type': contentType },
+    payload: body,
+  });
 }
 
 /** "DD/MM/YYYY HH:MM:SS" in Santiago, as the SII writes Fecha Recepcion. */
@@ -139,13 +144,16 @@ describe('the RCV compras CSV', () => {
     const again = await importCsv(api, rut, csv.replace(';119', ';120'));
     expect(again.json()).toMatchObject({ imported: 3, nuevos: 0 });
     expect(await t.db.prisma.rcvEntry.count({ where: { issuerId: issuer.id } })).toBe(3);
-    const updated = await t.db.prisma.rcvEntry.findFirstOrThrow({ where: { issuerId: issuer.id, folio: 7n, type: 33 } });
+    const updated = await t.db.prisma.rcvEntry.findFirstOrThrow({
+      where: { issuerId: issuer.id, folio: 7n, type: 33 },
+    });
     expect(updated.montoTotal).toBe(120n);
   });
 
   it('refuses a file that is not an RCV compras CSV, naming the column, and a bad row, naming it', async () => {
     const { rut, api } = await createTestTenant(t);
-    const venta = 'Nro;Tipo Doc;Tipo Venta;Rut cliente;Razon Social;Folio;Fecha Docto;Fecha Recepcion;Monto Total\n1;33;Del Giro;12345678-5;X;1;01/11/2026;02/11/2026 10:00:00;119\n';
+    const venta =
+      'Nro;Tipo Doc;Tipo Venta;Rut cliente;Razon Social;Folio;Fecha Docto;Fecha Recepcion;Monto Total\n1;33;Del Giro;12345678-5;X;1;01/11/2026;02/11/2026 10:00:00;119\n';
     const res = await importCsv(api, rut, venta);
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ ok: false, code: 'VALIDATION_FAILED' });
