@@ -584,11 +584,12 @@ describe('the description', () => {
       expect(op.description).toBeTruthy();
       for (const tag of op.tags) expect(tags, `${op.operationId}: tag ${tag}`).toContain(tag);
       expect(op.responses['200'].content['application/json'].example).toBeTruthy();
-      // A JSON body has an example; the one raw XML body (a received file) is described as bytes.
+      // A JSON body has an example; a raw file body (a received XML file, an RCV CSV) is described as bytes.
       if (op.requestBody?.content['application/json']) {
         expect(op.requestBody.content['application/json'].example).toBeTruthy();
       } else if (op.requestBody) {
-        expect(op.requestBody.content['application/xml'].schema).toMatchObject({ type: 'string', format: 'binary' });
+        const raw = op.requestBody.content['application/xml'] ?? op.requestBody.content['text/csv'];
+        expect(raw.schema).toMatchObject({ type: 'string', format: 'binary' });
       }
       for (const [status, response] of Object.entries(op.responses as Json)) {
         expect(response.description).not.toBe('Default Response');
