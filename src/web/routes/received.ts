@@ -26,7 +26,9 @@ import {
   receivedPdf,
   receivedXml,
 } from '../../receiving/list-received.ts';
+import { importRcv, parseRcvCsv } from '../../receiving/rcv.ts';
 import { receiveEnvelope } from '../../receiving/receive.ts';
+import { rcvSection } from './received-rcv.ts';
 import { bulkDecisionLink, decisionSection } from './received-decisions.ts';
 import { receivedCessionSection } from './cessions.ts';
 import { typeBadge } from '../components.ts';
@@ -43,6 +45,8 @@ interface ListQuery {
   hasta?: string;
   q?: string;
   page?: string;
+  /** After an RCV import: `<imported>-<new>`. */
+  rcv?: string;
 }
 
 /** The types a supplier may send, for the filter (Timbre's own, plus 43 and exports). */
@@ -142,6 +146,25 @@ function queryString(q: ListQuery, over: Partial<ListQuery>): string {
   return s ? `?${s}` : '';
 }
 
+/** "12-3" (imported, new) after an import → the notice. */
+function rcvNotice(param: string): Html | undefined {
+  const m = /^(\d+)-(\d+)$/.exec(param);
+  if (!m) return undefined;
+  return notice(
+    'ok',
+    `RCV importado: ${m[1]} documento${m[1] === '1' ? '' : 's'}, ${m[2]} nuevo${m[2] === '1' ? '' : 's'}.`,
+  );
+}
+
+/** The parser's English reason, in Spanish for the dashboard. */
+function rcvProblem(message: string): string {
+  const column = /missing column "([^"]+)"/.exec(message);
+  if (column) return `El archivo no es un CSV del Registro de Compras del SII: falta la columna «${column[1]}».`;
+  const row = /row (\d+), column "([^"]+)"/.exec(message);
+  if (row) return `La fila ${row[1]} del archivo tiene un valor inválido en la columna «${row[2]}».`;
+  return 'El archivo no es un CSV del Registro de Compras del SII.';
+}
+
 function uploadForm(base: string, csrf: Html, error?: string): Html {
   return html`<section aria-labelledby="h-subir"><h2 id="h-subir">Subir un envío de un proveedor</h2>
 <form method="post" action="${base}/recibidos" enctype="multipart/form-data" class="dropzone" data-dropzone>
@@ -214,7 +237,8 @@ ${result.data.map(
 </nav>`
 }
 ${bulkDecisionLink(base)}
-${canUpload ? uploadForm(base, csrfField(web)) : ''}`;
+${canUpload ? uploadForm(base, csrfField(web)) : ''}
+${await rcvSection(ctx, issuer, { canImport: canUpload, csrf: csrfField(web), ...(q.rcv !== undefined && { notice: rcvNotice(q.rcv) }) })}`;
       return sendHtml(reply, page({ title: 'Recibidos', nav: 'recibidos', web, issuer, body }));
     });
 
@@ -233,6 +257,30 @@ ${canUpload ? uploadForm(base, csrfField(web)) : ''}`;
         source: 'upload',
       });
       return reply.redirect(`/dashboard/${issuer.rut}/recibidos/envios/${result.number}`, 303);
+    });
+
+    app.post('/:rut/recibidos/rcv', async (request, reply) => {
+      const web = signedIn(request);
+      const issuer = issuerOf(request, (request.params as { rut: string }).rut);
+      if (!may(web.user, 'issue')) throw new AppError('FORBIDDEN_ROLE');
+      const file = request.form.file('file');
+      const refuse = async (error: string) => {
+        const body = await rcvSection(ctx, issuer, { canImport: true, csrf: csrfField(web), error });
+        return sendHtml(reply, page({ title: 'Recibidos', nav: 'recibidos', web, issuer, body }), 400);
+      };
+      if (!file) return refuse('Elige el archivo CSV del Registro de Compras.');
+      let rows: ReturnType<typeof parseRcvCsv>;
+      try {
+        rows = parseRcvCsv(file.data);
+      } catch (e) {
+        if (e instanceof AppError && e.code === 'VALIDATION_FAILED') return refuse(rcvProblem(e.message));
+        throw e;
+      }
+      const result = await importRcv(ctx, issuer, rows);
+      return reply.redirect(
+        `/dashboard/${issuer.rut}/recibidos?rcv=${result.imported}-${result.nuevos}#h-faltantes`,
+        303,
+      );
     });
 
     app.get('/:rut/recibidos/envios/:number', async (request, reply) => {

@@ -1,0 +1,65 @@
+/**
+ * The Recibidos page's missed documents (README "Missed documents (RCV)"): "Importar RCV" (the
+ * SII's compras CSV) and the table of entries "En el SII, no recibidos por correo" with their
+ * deadline.
+ */
+import type { AppContext } from '../../context.ts';
+import { listFaltantes } from '../../receiving/rcv.ts';
+import { typeBadge } from '../components.ts';
+import { date, dateTime, money, rut } from '../format.ts';
+import { type Html, html } from '../html.ts';
+import { describedBy, fieldError } from '../layout.ts';
+
+/** The table shows the soonest deadlines; the API pages the rest. */
+const SHOWN = 50;
+
+function importForm(base: string, csrf: Html, error?: string): Html {
+  return html`<form method="post" action="${base}/recibidos/rcv" enctype="multipart/form-data">
+${csrf}
+<label for="rcv-file">Archivo CSV del Registro de Compras (descargado del sitio del SII)</label>
+<input id="rcv-file" name="file" type="file" accept=".csv,text/csv" required${describedBy('rcv-file', error)}>
+${fieldError('rcv-file', error)}
+<button type="submit" class="button">Importar RCV</button>
+</form>`;
+}
+
+function plazo(vence: string | null, dias: number | null, vencido: boolean): Html {
+  if (!vence) return html`<span class="muted">Sin plazo de reclamo</span>`;
+  const when = dateTime(new Date(vence));
+  if (vencido) return html`${when}<br><span class="muted">Vencido</span>`;
+  return html`${when}<br><span class="muted">Quedan ${dias} día${dias === 1 ? '' : 's'}</span>`;
+}
+
+/** The section: the import form (owners and editors) and the missing documents. */
+export async function rcvSection(
+  ctx: AppContext,
+  issuer: { id: string; rut: string },
+  opts: { canImport: boolean; csrf: Html; error?: string; notice?: Html },
+): Promise<Html> {
+  const base = `/dashboard/${issuer.rut}`;
+  const { data, total } = await listFaltantes(ctx, issuer, { page: 1, limit: SHOWN });
+  return html`<section aria-labelledby="h-faltantes"><h2 id="h-faltantes">En el SII, no recibidos por correo</h2>
+${opts.notice ?? ''}
+${
+  data.length === 0
+    ? html`<p class="empty">No hay documentos del Registro de Compras (RCV) sin recibir. Importa el CSV del RCV para compararlo con lo recibido.</p>`
+    : html`<p class="muted">${total} documento${total === 1 ? '' : 's'} que el SII registra y no llegaron al buzón: pídelos al proveedor antes del plazo.</p>
+<div class="table-wrap"><table class="list">
+<caption class="visually-hidden">Documentos en el SII, no recibidos por correo</caption>
+<thead><tr><th scope="col">Tipo</th><th scope="col">Folio</th><th scope="col">Emisor</th><th scope="col" class="hide-sm">Recepción SII</th><th scope="col" class="num">Total</th><th scope="col">Plazo</th></tr></thead>
+<tbody>
+${data.map(
+  (f) => html`<tr>
+<td>${typeBadge(f.tipo_dte)}</td>
+<td>Nº ${f.folio}<span class="show-sm muted">${date(f.fecha_docto)}</span></td>
+<td><span class="receiver">${f.razon_social}</span><br><span class="muted">${rut(f.emisor_rut)}</span></td>
+<td class="hide-sm">${dateTime(new Date(f.fecha_recepcion))}</td>
+<td class="num">${money(f.monto_total)}</td>
+<td>${plazo(f.vence_at, f.dias_restantes, f.vencido)}</td>
+</tr>`,
+)}
+</tbody></table></div>`
+}
+${opts.canImport ? importForm(base, opts.csrf, opts.error) : ''}
+</section>`;
+}
