@@ -42,7 +42,7 @@ export async function rcvSection(
 ${opts.notice ?? ''}
 ${
   data.length === 0
-    ? html`<p class="empty">No hay documentos del Registro de Compras (RCV) sin recibir. Importa el CSV del RCV para compararlo con lo recibido.</p>`
+    ? html`<p class="muted">No hay documentos del Registro de Compras (RCV) sin recibir. Importa el CSV del RCV para compararlo con lo recibido.</p>`
     : html`<p class="muted">${total} documento${total === 1 ? '' : 's'} que el SII registra y no llegaron al buzón: pídelos al proveedor antes del plazo.</p>
 <div class="table-wrap"><table class="list">
 <caption class="visually-hidden">Documentos en el SII, no recibidos por correo</caption>
