@@ -11,7 +11,7 @@
  * Santiago time. The portal's undocumented JSON facade is not used.
  */
 import type { AppContext } from '../context.ts';
-import { type CalendarDate, fromDbDate, isRealDate, toDbDate } from '../dte/calendar-date.ts';
+import { type CalendarDate, fromDbDate, isRealDate } from '../dte/calendar-date.ts';
 import { instantOfSantiagoTimestamp } from '../dte/chile-time.ts';
 import { normalizeRut } from '../dte/rut.ts';
 import { AppError } from '../errors.ts';
@@ -292,34 +292,33 @@ export interface RcvImport {
   nuevos: number;
 }
 
-/** Stores the rows (a re-import of the same document updates it). */
+/** Rows per INSERT: seven array parameters each, whatever the chunk's size. */
+const CHUNK = 2_000;
+
+/**
+ * Stores the rows (a re-import of the same document updates it), in chunks of one INSERT … ON
+ * CONFLICT each; `xmax = 0` tells an inserted row from an updated one.
+ */
 export async function importRcv(ctx: AppContext, issuer: Pick<Issuer, 'id'>, rows: RcvRow[]): Promise<RcvImport> {
   const importedAt = ctx.clock();
-  const existing = await ctx.db.prisma.rcvEntry.findMany({
-    where: { issuerId: issuer.id, OR: rows.map((r) => ({ issuerRut: r.issuerRut, type: r.type, folio: r.folio })) },
-    select: { issuerRut: true, type: true, folio: true },
-  });
-  const known = new Set(existing.map((e) => `${e.issuerRut}|${e.type}|${e.folio}`));
-  await ctx.db.prisma.$transaction(
-    rows.map((r) => {
-      const data = {
-        razonSocial: r.razonSocial,
-        fechaDocto: toDbDate(r.fechaDocto),
-        fechaRecepcion: r.fechaRecepcion,
-        montoTotal: r.montoTotal,
-        importedAt,
-      };
-      return ctx.db.prisma.rcvEntry.upsert({
-        where: {
-          issuerId_issuerRut_type_folio: { issuerId: issuer.id, issuerRut: r.issuerRut, type: r.type, folio: r.folio },
-        },
-        create: { issuerId: issuer.id, issuerRut: r.issuerRut, type: r.type, folio: r.folio, ...data },
-        update: data,
-      });
-    }),
-  );
-  return {
-    imported: rows.length,
-    nuevos: rows.filter((r) => !known.has(`${r.issuerRut}|${r.type}|${r.folio}`)).length,
-  };
+  let nuevos = 0;
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const chunk = rows.slice(i, i + CHUNK);
+    const result = await ctx.db.prisma.$queryRaw<{ inserted: boolean }[]>`
+      INSERT INTO rcv_entries (id, issuer_id, issuer_rut, razon_social, type, folio, fecha_docto, fecha_recepcion, monto_total, imported_at)
+      SELECT gen_random_uuid(), ${issuer.id}::uuid, r.rut, r.name, r.type::int, r.folio::bigint, r.docto::date,
+             r.recepcion::timestamptz, r.total::bigint, ${importedAt}
+      FROM unnest(${chunk.map((r) => r.issuerRut)}::text[], ${chunk.map((r) => r.razonSocial)}::text[],
+                  ${chunk.map((r) => String(r.type))}::text[], ${chunk.map((r) => String(r.folio))}::text[],
+                  ${chunk.map((r) => r.fechaDocto as string)}::text[], ${chunk.map((r) => r.fechaRecepcion.toISOString())}::text[],
+                  ${chunk.map((r) => String(r.montoTotal))}::text[])
+           AS r(rut, name, type, folio, docto, recepcion, total)
+      ON CONFLICT (issuer_id, issuer_rut, type, folio) DO UPDATE SET
+        razon_social = EXCLUDED.razon_social, fecha_docto = EXCLUDED.fecha_docto,
+        fecha_recepcion = EXCLUDED.fecha_recepcion, monto_total = EXCLUDED.monto_total,
+        imported_at = EXCLUDED.imported_at
+      RETURNING (xmax = 0) AS inserted`;
+    nuevos += result.filter((r) => r.inserted).length;
+  }
+  return { imported: rows.length, nuevos };
 }

@@ -150,6 +150,25 @@ describe('the RCV compras CSV', () => {
     expect(updated.montoTotal).toBe(120n);
   });
 
+  it('imports a large file in chunks: every row once, the answer capped, the list paged', async () => {
+    const { issuer, rut, api } = await createTestTenant(t);
+    const lines = Array.from(
+      { length: 4_500 },
+      (_, i) => `${i + 1};33;Del Giro;12345678-5;Proveedor;${i + 1};01/11/2026;02/11/2026 10:00:00;;0;100;19;;;119`,
+    );
+    const csv = [HEADER, ...lines].join('\r\n');
+    const res = await importCsv(api, rut, csv);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ imported: 4_500, nuevos: 4_500 });
+    expect(res.json().faltantes).toHaveLength(1_000);
+    expect((await api.get(`/api/${rut}/rcv/faltantes?limit=100&page=45`)).json()).toMatchObject({
+      total: 4_500,
+      data: expect.arrayContaining([expect.objectContaining({ folio: expect.any(Number) })]),
+    });
+    expect((await importCsv(api, rut, csv)).json()).toMatchObject({ imported: 4_500, nuevos: 0 });
+    expect(await t.db.prisma.rcvEntry.count({ where: { issuerId: issuer.id } })).toBe(4_500);
+  });
+
   it('refuses a file that is not an RCV compras CSV, naming the column, and a bad row, naming it', async () => {
     const { rut, api } = await createTestTenant(t);
     const venta =
