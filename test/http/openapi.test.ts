@@ -435,6 +435,34 @@ describe('every error answer is documented on its operation', () => {
       request: () => ({ method: 'GET', url: `/api/${rut}/recibidos?emisor=1-2`, headers: auth(owner) }),
     },
     {
+      name: 'viewer importing the RCV',
+      op: 'importRcv',
+      code: 'FORBIDDEN_ROLE',
+      request: () => ({
+        method: 'POST',
+        url: `/api/${rut}/rcv`,
+        headers: { ...auth(viewer), 'content-type': 'text/csv' },
+        payload: 'Nro;Tipo Doc\n',
+      }),
+    },
+    {
+      name: 'a CSV that is not the RCV',
+      op: 'importRcv',
+      code: 'VALIDATION_FAILED',
+      request: () => ({
+        method: 'POST',
+        url: `/api/${rut}/rcv`,
+        headers: { ...auth(owner), 'content-type': 'text/csv' },
+        payload: 'Nro;Tipo Doc\n',
+      }),
+    },
+    {
+      name: 'missing documents with a bad page',
+      op: 'listRcvMissing',
+      code: 'VALIDATION_FAILED',
+      request: () => ({ method: 'GET', url: `/api/${rut}/rcv/faltantes?page=0`, headers: auth(owner) }),
+    },
+    {
       name: 'no such received document',
       op: 'getReceivedDocument',
       code: 'RECEIVED_DOCUMENT_NOT_FOUND',
