@@ -35,13 +35,11 @@ const LEASE_MS = 3 * 60_000;
  */
 const AMBIGUOUS_CHECKS = 4;
 
-/** RTCAnotEnvio STATUS codes that refuse an upload for good (RPUP); the rest are retried. */
-const FINAL_UPLOAD_REFUSALS: Record<number, string> = {
-  1: 'El usuario no tiene permiso para enviar cesiones del cedente',
-  2: 'El archivo excede el tamaño permitido',
-  4: 'Faltan parámetros de entrada en el envío',
-  6: 'La empresa no está autorizada como emisor electrónico',
-};
+/**
+ * RTCAnotEnvio STATUS codes that refuse an upload for good (RPUP); the rest are retried. Their
+ * Spanish meaning comes with the answer (src/sii/rpetc.ts RPETC_UPLOAD_STATUS).
+ */
+const FINAL_UPLOAD_REFUSALS: ReadonlySet<number> = new Set([1, 2, 4, 6]);
 
 interface Outcome {
   estado: CessionState;
@@ -214,12 +212,11 @@ function uploadAnswer(
       },
     };
   }
-  const refusal = FINAL_UPLOAD_REFUSALS[answer.status];
-  if (refusal) {
+  if (FINAL_UPLOAD_REFUSALS.has(answer.status)) {
     return {
       estado: 'rechazada',
       nextInMs: null,
-      data: { siiEstado, siiGlosa: answer.glosa || refusal, uploadStartedAt: null, lastError: null },
+      data: { siiEstado, siiGlosa: answer.glosa, uploadStartedAt: null, lastError: null },
       event: 'cession.rejected',
     };
   }
