@@ -256,6 +256,21 @@ describe('POST /api/{rut}/ceder', () => {
     expect(res.json().error).toMatch(/no ha acusado recibo/);
   });
 
+  it('four concurrent cesiones of one factura: one is stored and its AEC uploaded once, the others refused', async () => {
+    const doc = await cedible();
+    const answers = await Promise.all([1, 2, 3, 4].map(() => cede(doc.folio)));
+    const ok = answers.filter((r) => r.statusCode === 200);
+    expect(ok, answers.map((r) => r.body).join('\n')).toHaveLength(1);
+    for (const r of answers.filter((a) => a.statusCode !== 200)) {
+      // In flight (409) or, if the first already reached EOK, ceded (422): never a second cesión.
+      expect([409, 422]).toContain(r.statusCode);
+      expect(['CESSION_IN_PROGRESS', 'DOCUMENT_CEDED']).toContain(r.json().code);
+    }
+    expect(await storedCount(doc.folio)).toBe(1);
+    await eventually(async () => (await estadoOfCesion(doc.folio)) === 'aceptada');
+    expect(sim.aecUploads().filter((u) => u.filename.includes(`_T33_F${doc.folio}_`))).toHaveLength(1);
+  });
+
   it('the SII down at upload: pendiente, a second cesión meanwhile is 409, then aceptada once it is back', async () => {
     const doc = await cedible();
     sim.setFault({ kind: 'down', count: 2, paths: ['/cgi_rtc/RTC/RTCAnotEnvio.cgi'] });
