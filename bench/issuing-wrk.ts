@@ -19,7 +19,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { ensureEmbeddedPostgres } from '../src/db/embedded.ts';
-import { embeddedPostmasterPid, postgresCpuSplit, splitPerDoc, threadSplit } from './cpu.ts';
+import { embeddedPostmasterPid, postgresCpuSplit, splitPerDoc, threadNames, threadSplit, threadTimes } from './cpu.ts';
 import { BENCH_ISSUER } from './fixtures.ts';
 import { cli, dropBenchDatabase, ensureFolios, load, startServer, tenLineFactura } from './harness.ts';
 
@@ -144,6 +144,7 @@ async function main() {
         const xact0 = await commits(db);
         const wal0 = await walCounters(db);
         const t0 = threadSplit(server.proc.pid!);
+        const tt0 = threadTimes(server.proc.pid!);
         const pg0 = postgresCpuSplit(postmaster);
         const out = execFileSync(
           'wrk',
@@ -179,6 +180,13 @@ async function main() {
             walBytesPerDoc: Math.round((wal1.bytes - wal0.bytes) / docs),
           }),
         );
+        const byName = new Map<string, number>();
+        const names = threadNames(server.proc.pid!);
+        for (const [tid, ms] of threadTimes(server.proc.pid!)) {
+          const name = tid === server.proc.pid ? 'main' : `${names.get(tid) ?? '?'}#${tid}`;
+          byName.set(name, (byName.get(name) ?? 0) + (ms - (tt0.get(tid) ?? 0)) / docs);
+        }
+        console.log(`  threads ms/doc: ${[...byName].map(([n, ms]) => `${n} ${ms.toFixed(3)}`).join(', ')}`);
         if (stats0 && stats1) console.log(statementsPerDoc(stats0, stats1, docs));
       }
       console.log(
