@@ -73,13 +73,18 @@ interface ReservationInput {
 }
 
 /**
- * One statement, one round trip, prepared once per connection (it runs on every issue): an
- * abandoned reservation of this issuer and type if there is one (lowest folio first), else
- * the next folio of the oldest usable range; plus the stock left. After waiting for the
- * range's row lock PostgreSQL re-checks its WHERE clause on the new row version; if that
- * range just ran out the statement yields nothing, and a retry finds the next range. The
- * stock is read from the statement's snapshot, before its own bump (hence `- bumped`). It also
- * says whether the issuer has an imported certificate (see `signingCertificate`).
+ * One statement, one round trip, prepared once per connection (it runs on every issue): up to
+ * `$8` folios for as many requests at once (see `reserveFolio`: requests of one issuer and type
+ * that arrive while a reservation is running are served together by the next one). Abandoned
+ * reservations of this issuer and type first (lowest folios first), then the next folios of the
+ * oldest usable range, bumping its `next_folio` once for all of them; plus the stock left.
+ * After waiting for the range's row lock PostgreSQL re-checks its WHERE clause on the new row
+ * version and `picked` returns that version (`next_folio` as the previous holder left it); if
+ * that range just ran out the statement yields fewer folios, and the caller asks again (the next
+ * range). The stock is read from the statement's snapshot, before its own bump (hence
+ * `- bumped`). It also says whether the issuer has an imported certificate (see
+ * `signingCertificate`). All folios of one call share the lease and the token (`$2`): the token
+ * only tells a reservation that was reclaimed by another request from one that was not.
  *
  * The statement commits without waiting for its WAL to reach the disk (`synchronous_commit`
  * off for its own transaction only, `set_config(…, true)`). The range's row lock is held until
@@ -90,9 +95,9 @@ interface ReservationInput {
  * and its folio is handed out again. The caller has not been told of any folio by then.
  *
  * Where statements cannot be named (behind a transaction pooler, DB_NAMED_STATEMENTS off) the
- * same statement runs as the body of the PL/pgSQL function `timbre_reserve_folio` (migration
- * 20261127100000_hot_statements_as_functions; test/issuing/hot-statements.test.ts checks that
- * the texts match): PL/pgSQL keeps its plan per server session, so it is planned once per
+ * same statement runs as the body of the PL/pgSQL function `timbre_reserve_folios` (migration
+ * 20261127130000_reserve_folios_together; test/issuing/hot-statements.test.ts checks that the
+ * texts match): PL/pgSQL keeps its plan per server session, so it is planned once per
  * connection there too (planning it on every issue cost ~0.6–1.2 ms of PostgreSQL CPU). With
  * named statements the statement runs as it is, without the function call's own cost.
  */
@@ -100,7 +105,7 @@ export const RESERVE_SQL = `
   WITH reclaimed AS (
     UPDATE folio_reservations r
        SET lease_until = $1, token = $2::uuid
-     WHERE r.id = (
+     WHERE r.id IN (
        SELECT fr.id FROM folio_reservations fr JOIN cafs c ON c.id = fr.caf_id
         WHERE fr.issuer_id = $3::uuid
           AND fr.environment = $4::"Environment"
@@ -108,29 +113,30 @@ export const RESERVE_SQL = `
           AND fr.lease_until < $6
           AND (c.expires_at IS NULL OR c.expires_at >= $7::date)
         ORDER BY fr.folio
-        LIMIT 1
+        LIMIT $8::int
         FOR UPDATE OF fr SKIP LOCKED)
     RETURNING r.id, r.caf_id, r.folio),
+  wanted AS (SELECT $8::int - (SELECT count(*) FROM reclaimed)::int AS n),
   picked AS (
-    SELECT id FROM cafs
+    SELECT id, next_folio, range_to FROM cafs
      WHERE issuer_id = $3::uuid
        AND environment = $4::"Environment"
        AND type = $5::int
        AND next_folio <= range_to
        AND (expires_at IS NULL OR expires_at >= $7::date)
-       AND NOT EXISTS (SELECT 1 FROM reclaimed)
+       AND (SELECT n FROM wanted) > 0
      ORDER BY authorised_at, range_from
      LIMIT 1
      FOR UPDATE),
   bumped AS (
-    UPDATE cafs SET next_folio = cafs.next_folio + 1
+    UPDATE cafs SET next_folio = least(picked.next_folio + (SELECT n FROM wanted), picked.range_to + 1)
       FROM picked
-     WHERE cafs.id = picked.id AND cafs.next_folio <= cafs.range_to
-    RETURNING cafs.id, cafs.next_folio - 1 AS folio),
+     WHERE cafs.id = picked.id
+    RETURNING cafs.id, picked.next_folio AS first, cafs.next_folio - 1 AS last),
   fresh AS (
     INSERT INTO folio_reservations (id, issuer_id, environment, type, caf_id, folio, token, lease_until)
-    SELECT gen_random_uuid(), $3::uuid, $4::"Environment", $5::int, bumped.id, bumped.folio, $2::uuid, $1
-      FROM bumped
+    SELECT gen_random_uuid(), $3::uuid, $4::"Environment", $5::int, bumped.id, f, $2::uuid, $1
+      FROM bumped, generate_series(bumped.first, bumped.last) f
     RETURNING id, caf_id, folio),
   stock AS (
     SELECT coalesce(sum(CASE WHEN expires_at IS NULL OR expires_at >= $7::date
@@ -139,61 +145,144 @@ export const RESERVE_SQL = `
       FROM cafs WHERE issuer_id = $3::uuid AND environment = $4::"Environment" AND type = $5::int),
   relaxed AS (SELECT set_config('synchronous_commit', 'off', true) AS synchronous_commit)
   SELECT t.id::text, t.caf_id::text, t.folio,
-         stock.available - (SELECT count(*) FROM bumped)::int AS available, stock.last_size,
+         stock.available - (SELECT coalesce(sum(last - first + 1), 0) FROM bumped)::int AS available, stock.last_size,
          EXISTS (SELECT 1 FROM certificates WHERE issuer_id = $3::uuid AND kind = 'imported') AS has_imported_certificate
-    FROM (SELECT id, caf_id, folio FROM reclaimed UNION ALL SELECT id, caf_id, folio FROM fresh) t, stock, relaxed`;
+    FROM (SELECT id, caf_id, folio FROM reclaimed UNION ALL SELECT id, caf_id, folio FROM fresh) t, stock, relaxed
+   ORDER BY t.folio`;
 
 /** The same statement through its PL/pgSQL function, for when statements cannot be named. */
-const RESERVE_CALL = 'SELECT * FROM timbre_reserve_folio($1, $2, $3, $4, $5, $6, $7)';
+const RESERVE_CALL = 'SELECT * FROM timbre_reserve_folios($1, $2, $3, $4, $5, $6, $7, $8)';
+
+/**
+ * At most this many folios per statement: a burst larger than that is served by consecutive
+ * statements (each a few hundred microseconds), and one statement never holds a range's row lock
+ * for long.
+ */
+const MAX_FOLIOS_PER_STATEMENT = 32;
+
+interface Waiter {
+  resolve(r: FolioReservation): void;
+  reject(err: unknown): void;
+}
+
+/** The requests of one issuer, environment, type and day waiting for a folio, and whether a statement runs for them. */
+interface ReservationQueue {
+  waiting: Waiter[];
+  running: boolean;
+}
+
+/** Per database handle (each process has one; tests build several). */
+const queuesOf = new WeakMap<object, Map<string, ReservationQueue>>();
 
 /**
  * Reserves a folio: an abandoned one of this issuer and type first (lowest first), else the
  * next of the oldest usable range. Each statement commits on its own; no transaction is left
  * open for the caller.
+ *
+ * Requests of the same issuer, environment and type are served together, as a database commits
+ * together the transactions that wait for the same disk flush: while a reservation statement
+ * runs, the requests that arrive queue, and the next statement reserves one folio for each of
+ * them (up to `MAX_FOLIOS_PER_STATEMENT`). Alone, a request runs its own statement at once, as
+ * before; under load, one statement, one round trip and one turn of the range's row lock serve
+ * many requests, instead of each waiting for the lock in turn (at 16 concurrent requests that
+ * wait was 5–10 ms each, BENCHMARKS.md). Nothing is reserved ahead of a request: each folio
+ * belongs to a waiting request, with the same lease and release as when it was taken alone.
  */
-export async function reserveFolio(ctx: AppContext, input: ReservationInput): Promise<FolioReservation> {
-  const { prisma } = ctx.db;
+export function reserveFolio(ctx: AppContext, input: ReservationInput): Promise<FolioReservation> {
+  let queues = queuesOf.get(ctx.db);
+  if (!queues) {
+    queues = new Map();
+    queuesOf.set(ctx.db, queues);
+  }
+  const key = `${input.issuerId}|${input.environment}|${input.type}|${input.today}`;
+  let queue = queues.get(key);
+  if (!queue) {
+    queue = { waiting: [], running: false };
+    queues.set(key, queue);
+  }
+  const reservation = new Promise<FolioReservation>((resolve, reject) => queue.waiting.push({ resolve, reject }));
+  if (!queue.running) void drain(ctx, input, key, queues, queue);
+  return reservation;
+}
+
+/** Runs statements while requests wait, then forgets the queue. */
+async function drain(
+  ctx: AppContext,
+  input: ReservationInput,
+  key: string,
+  queues: Map<string, ReservationQueue>,
+  queue: ReservationQueue,
+): Promise<void> {
+  queue.running = true;
+  let emptyAnswers = 0;
+  while (queue.waiting.length > 0) {
+    const batch = queue.waiting.slice(0, MAX_FOLIOS_PER_STATEMENT);
+    try {
+      const reservations = await reserveMany(ctx, input, batch.length);
+      queue.waiting.splice(0, reservations.length);
+      for (const [i, r] of reservations.entries()) batch[i]!.resolve(r);
+      if (reservations.length > 0) {
+        emptyAnswers = 0;
+        continue;
+      }
+      // Nothing at all: the range ran out under the lock (ask again: the next range), or
+      // every usable range is used up.
+      if (++emptyAnswers < 5 && (await usableRanges(ctx, input)) > 0) continue;
+      fail(queue, batch.length, foliosExhausted(input.type, input.environment));
+    } catch (err) {
+      fail(queue, batch.length, err);
+    }
+  }
+  queue.running = false;
+  queues.delete(key);
+}
+
+function fail(queue: ReservationQueue, count: number, err: unknown): void {
+  for (const w of queue.waiting.splice(0, count)) w.reject(err);
+}
+
+/** One reservation statement for `count` folios; fewer come back when the range runs out. */
+async function reserveMany(ctx: AppContext, input: ReservationInput, count: number): Promise<FolioReservation[]> {
   const token = randomUUID();
   const now = ctx.clock();
   const leaseUntil = new Date(now.getTime() + ctx.config.FOLIO_LEASE_MS);
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const { rows } = await ctx.db.pool.query<{
-      id: string;
-      caf_id: string;
-      folio: number;
-      available: number;
-      last_size: number | null;
-      has_imported_certificate: boolean;
-    }>(
-      ctx.db.statement('reserve-folio', RESERVE_SQL, RESERVE_CALL, [
-        leaseUntil,
-        token,
-        input.issuerId,
-        input.environment,
-        input.type,
-        now,
-        input.today,
-      ]),
-    );
-    const row = rows[0];
-    if (row) {
-      return {
-        id: row.id,
-        cafId: row.caf_id,
-        folio: row.folio,
-        token,
-        stock: { available: row.available, lastRangeSize: row.last_size ?? 0 },
-        hasImportedCertificate: row.has_imported_certificate,
-      };
-    }
-    const left = await prisma.$queryRaw<{ n: number }[]>`
-      SELECT count(*)::int AS n FROM cafs
-       WHERE issuer_id = ${input.issuerId}::uuid AND environment = ${input.environment}::"Environment"
-         AND type = ${input.type} AND next_folio <= range_to
-         AND (expires_at IS NULL OR expires_at >= ${input.today}::date)`;
-    if ((left[0]?.n ?? 0) === 0) break;
-  }
-  throw foliosExhausted(input.type, input.environment);
+  const { rows } = await ctx.db.pool.query<{
+    id: string;
+    caf_id: string;
+    folio: number;
+    available: number;
+    last_size: number | null;
+    has_imported_certificate: boolean;
+  }>(
+    ctx.db.statement('reserve-folios', RESERVE_SQL, RESERVE_CALL, [
+      leaseUntil,
+      token,
+      input.issuerId,
+      input.environment,
+      input.type,
+      now,
+      input.today,
+      count,
+    ]),
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    cafId: row.caf_id,
+    folio: row.folio,
+    token,
+    stock: { available: row.available, lastRangeSize: row.last_size ?? 0 },
+    hasImportedCertificate: row.has_imported_certificate,
+  }));
+}
+
+/** How many ranges of this issuer and type still have folios and have not expired. */
+async function usableRanges(ctx: AppContext, input: ReservationInput): Promise<number> {
+  const left = await ctx.db.prisma.$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM cafs
+     WHERE issuer_id = ${input.issuerId}::uuid AND environment = ${input.environment}::"Environment"
+       AND type = ${input.type} AND next_folio <= range_to
+       AND (expires_at IS NULL OR expires_at >= ${input.today}::date)`;
+  return left[0]?.n ?? 0;
 }
 
 /** Gives a reserved folio back at once (the request failed before storing its document). */

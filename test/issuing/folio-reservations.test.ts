@@ -5,13 +5,19 @@
  * somebody else now holds. Leases follow the app's injected clock: the test moves it past
  * the lease instead of sleeping. Each test has its own issuer.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Issuer } from '../../src/generated/prisma/client.ts';
 import { calendarDate } from '../../src/dte/calendar-date.ts';
 import { issueRequestSchema } from '../../src/dte/issue-request.ts';
 import { computeDocument } from '../../src/dte/totals.ts';
 import { documentInsert } from '../../src/issuing/document-insert.ts';
-import { ensureSandboxCaf, type FolioReservation, releaseReservation, reserveFolio } from '../../src/issuing/folios.ts';
+import {
+  ensureSandboxCaf,
+  type FolioReservation,
+  generateSandboxRange,
+  releaseReservation,
+  reserveFolio,
+} from '../../src/issuing/folios.ts';
 import { issuerInfo } from '../../src/issuing/issue-document.ts';
 import { buildTestApp, createTestTenant, type KeyClient, type TestApp } from '../helpers/app.ts';
 import { factura } from '../helpers/requests.ts';
@@ -127,5 +133,41 @@ describe('folio reservations', () => {
     expect(reservation.folio).toBe(1);
     const { rows } = await one.ctx.db.pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
     expect(rows[0]?.synchronous_commit).toBe('on');
+  });
+
+  it('requests that wait while a reservation runs are served together by the next statement', async () => {
+    const { issuer } = await tenant();
+    const query = vi.spyOn(t.ctx.db.pool, 'query');
+    try {
+      // The first runs its statement at once; the eleven that arrive meanwhile wait for it and
+      // share the next one.
+      const reservations = await Promise.all(Array.from({ length: 12 }, () => reserveFolio(t.ctx, input(issuer))));
+      expect(reservations.map((r) => r.folio)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+      const statements = query.mock.calls.filter(([q]) => JSON.stringify(q).includes('reserve'));
+      expect(statements).toHaveLength(2);
+      expect(new Set(reservations.map((r) => r.id)).size).toBe(12);
+      const rows = await t.ctx.db.prisma.folioReservation.count({ where: { issuerId: issuer.id } });
+      expect(rows).toBe(12);
+      await Promise.all(reservations.map((r) => releaseReservation(t.ctx, r)));
+    } finally {
+      query.mockRestore();
+    }
+  });
+
+  it('a shared statement that runs out of a range goes on in the next one, and waiters beyond the last folio get FOLIOS_EXHAUSTED', async () => {
+    const { issuer } = await createTestTenant(t);
+    await generateSandboxRange(t.ctx, issuer, 34, 5);
+    await generateSandboxRange(t.ctx, issuer, 34, 3);
+    const of34 = { ...input(issuer), type: 34 as const };
+    const outcomes = await Promise.allSettled(Array.from({ length: 11 }, () => reserveFolio(t.ctx, of34)));
+    const folios = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value.folio] : []));
+    expect(folios.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as { code?: string }] : []));
+    expect(refused.map((e) => e.code)).toEqual(['FOLIOS_EXHAUSTED', 'FOLIOS_EXHAUSTED', 'FOLIOS_EXHAUSTED']);
+    const cafs = await t.ctx.db.prisma.caf.findMany({
+      where: { issuerId: issuer.id, type: 34 },
+      orderBy: { rangeFrom: 'asc' },
+    });
+    expect(cafs.map((c) => c.nextFolio)).toEqual([6, 9]);
   });
 });

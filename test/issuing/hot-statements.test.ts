@@ -15,6 +15,7 @@ import { buildTestApp, createTestTenant, type TestApp } from '../helpers/app.ts'
 import { factura } from '../helpers/requests.ts';
 
 const MIGRATION = 'prisma/migrations/20261127100000_hot_statements_as_functions/migration.sql';
+const RESERVE_MIGRATION = 'prisma/migrations/20261127130000_reserve_folios_together/migration.sql';
 
 /** The statement a function returns (`RETURN QUERY …;`), whitespace collapsed. */
 function functionBody(sql: string, name: string): string {
@@ -30,7 +31,7 @@ const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 describe('the hot statements and their PL/pgSQL functions', () => {
   it('hold the same text', () => {
     const sql = readFileSync(MIGRATION, 'utf8');
-    expect(functionBody(sql, 'timbre_reserve_folio')).toBe(squash(RESERVE_SQL));
+    expect(functionBody(readFileSync(RESERVE_MIGRATION, 'utf8'), 'timbre_reserve_folios')).toBe(squash(RESERVE_SQL));
     expect(functionBody(sql, 'timbre_insert_document')).toBe(squash(INSERT_SQL));
   });
 });
@@ -65,7 +66,7 @@ describe('an issue without named statements (as behind PgBouncer)', () => {
       if (issue > 1 && sent.length <= 2) break;
     }
     expect(sent).toHaveLength(2);
-    expect(sent[0]).toBe('SELECT * FROM timbre_reserve_folio($1, $2, $3, $4, $5, $6, $7)');
+    expect(sent[0]).toBe('SELECT * FROM timbre_reserve_folios($1, $2, $3, $4, $5, $6, $7, $8)');
     expect(sent[1]).toMatch(/^SELECT id FROM timbre_insert_document\(\$1, .*\$35\)$/);
     const stored = await t.ctx.db.pool.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM documents d JOIN issuers i ON i.id = d.issuer_id WHERE i.rut = $1 AND d.folio = $2',
