@@ -38,6 +38,7 @@ import { checkReferences, type ReferenceCheck, receiverFromTarget, recheckRefere
 import { ensureSandboxCaf, type FolioReservation, releaseReservation, reserveFolio } from './folios.ts';
 import { cafMaterialById, signingCertificate } from './key-material.ts';
 import { buildSubmissionEnvelope, submitNow } from './submissions.ts';
+import { commitTogether } from '../db/group-commit.ts';
 
 export function issuerInfo(issuer: Issuer): IssuerInfo {
   return {
@@ -171,7 +172,9 @@ interface PersistInput {
 /**
  * The persist stage: confirm the reserved folio, insert the document with its signed bytes,
  * link the Idempotency-Key, queue the e-mail and the live submission, write the event — one SQL
- * statement (document-insert.ts), so one round trip and one implicit transaction. Two rarer
+ * statement (document-insert.ts), all of it or nothing, committed together with the documents
+ * that are written at the same moment (src/db/group-commit.ts: one commit, one WAL flush for
+ * them all; alone, it is one round trip and one implicit transaction). Two rarer
  * cases need more in the same transaction and run that statement inside a Prisma transaction:
  * a note whose rules depend on other notes (it locks the documents it references and checks
  * them again, references.ts; a sandbox voiding note also voids its reference there), and a
@@ -209,7 +212,9 @@ async function persistDocument(
   const locks = input.references.lockIds.length > 0;
   const threshold = folioThreshold(issuer, doc.type, reservation.stock.lastRangeSize);
   if (!locks && reservation.stock.available >= threshold) {
-    const { rowCount } = await ctx.db.pool.query(
+    // Documents written while another write commits share the next commit (src/db/group-commit.ts).
+    const rowCount = await commitTogether(
+      ctx.db.pool,
       ctx.db.statement('insert-document', insert.text, insert.call, insert.values),
     );
     if (rowCount !== 1) throw new LeaseLost();
