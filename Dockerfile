@@ -27,6 +27,7 @@ RUN npm ci --omit=dev --omit=optional --no-audit --no-fund
 
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production \
+    MALLOC_ARENA_MAX=2 \
     PORT=3000 \
     HOST=0.0.0.0 \
     TIMBRE_DATA_DIR=/var/lib/timbre

@@ -63,6 +63,7 @@ export async function startServer(env: Record<string, string>): Promise<Server> 
   const proc = spawn(process.execPath, ['--max-old-space-size=192', ...NODE_FLAGS, ...profile, SERVER_JS], {
     env: {
       ...process.env,
+      MALLOC_ARENA_MAX: '2',
       ...env,
       PORT: String(port),
       HOST: '127.0.0.1',

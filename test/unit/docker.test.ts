@@ -160,7 +160,12 @@ describe('Dockerfile', () => {
 
   it("runs `npm start`'s command: plain node with the same heap flag, on the compiled dist/server.js", () => {
     const cmd = JSON.parse(steps('CMD').at(-1) as string) as string[];
-    expect(cmd).toEqual(pkg.scripts.start?.split(' '));
+    // `npm start` sets its environment in front of the command; the image sets it with ENV.
+    const start = pkg.scripts.start?.split(' ') ?? [];
+    const assignments = start.filter((w) => /^[A-Z_]+=/.test(w));
+    expect(cmd).toEqual(start.filter((w) => !assignments.includes(w)));
+    expect(assignments).toEqual(['MALLOC_ARENA_MAX=2']);
+    for (const a of assignments) expect(steps('ENV').join(' ')).toContain(a);
     expect(cmd).toContain('--max-old-space-size=192');
     expect(steps('ENTRYPOINT')).toEqual([]);
     // The compile step is the one `npm start` runs first (prestart).
@@ -241,7 +246,7 @@ describe('Dockerfile', () => {
         .flatMap((a) => a.split(/\s+/))
         .map((kv) => kv.split('=') as [string, string]),
     );
-    expect(Object.keys(env).sort()).toEqual(['HOST', 'NODE_ENV', 'PORT', 'TIMBRE_DATA_DIR']);
+    expect(Object.keys(env).sort()).toEqual(['HOST', 'MALLOC_ARENA_MAX', 'NODE_ENV', 'PORT', 'TIMBRE_DATA_DIR']);
     expect(parseConfig({ ...env, TIMBRE_MASTER_KEY: TEST_MASTER_KEY })).toMatchObject({ HOST: '0.0.0.0', PORT: 3000 });
     expect(readFileSync('Dockerfile', 'utf8')).not.toMatch(/MASTER_KEY|PASSWORD|SECRET/);
     // The data directory exists and belongs to the user the service runs as.
