@@ -147,13 +147,26 @@ function canonicalSignedInfo(signedInfo: string, host: Element): string {
   return `<SignedInfo xmlns="${DSIG_NS}"${declarations}>${signedInfo.slice('<SignedInfo>'.length)}`;
 }
 
+/** KeyInfo of a key, written once per key object: the same ~2 KB of wrapped base64 in every signature. */
+const keyInfos = new WeakMap<SignatureKey, string>();
+
+function keyInfoXml(cert: SignatureKey): string {
+  let keyInfo = keyInfos.get(cert);
+  if (keyInfo === undefined) {
+    keyInfo =
+      `<KeyInfo>\n<KeyValue>\n<RSAKeyValue>\n` +
+      `<Modulus>${wrap64(cert.modulusBase64)}</Modulus>\n<Exponent>${cert.exponentBase64}</Exponent>\n` +
+      `</RSAKeyValue>\n</KeyValue>\n<X509Data>\n<X509Certificate>${wrap64(cert.certDerBase64)}</X509Certificate>\n` +
+      `</X509Data>\n</KeyInfo>`;
+    keyInfos.set(cert, keyInfo);
+  }
+  return keyInfo;
+}
+
 function signatureXml(args: { signedInfo: string; signatureValue: string; cert: SignatureKey }): string {
   return (
     `<Signature xmlns="${DSIG_NS}">\n${args.signedInfo}\n` +
-    `<SignatureValue>${wrap64(args.signatureValue)}</SignatureValue>\n<KeyInfo>\n<KeyValue>\n<RSAKeyValue>\n` +
-    `<Modulus>${wrap64(args.cert.modulusBase64)}</Modulus>\n<Exponent>${args.cert.exponentBase64}</Exponent>\n` +
-    `</RSAKeyValue>\n</KeyValue>\n<X509Data>\n<X509Certificate>${wrap64(args.cert.certDerBase64)}</X509Certificate>\n` +
-    `</X509Data>\n</KeyInfo>\n</Signature>`
+    `<SignatureValue>${wrap64(args.signatureValue)}</SignatureValue>\n${keyInfoXml(args.cert)}\n</Signature>`
   );
 }
 
