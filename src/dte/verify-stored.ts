@@ -149,21 +149,23 @@ export interface SignedParts {
 /**
  * The signed parts of a DTE, cut from libxml2's canonical text of the whole document (steps 4
  * and 5 of this file's header); a string saying what is missing when the text is not in the
- * layout `signDte` writes. test/unit/verify-stored.test.ts checks the parts against libxml2
+ * layout `signDte` writes (prefixed "XMLDSig", as every failure of the signature: the issuing
+ * path answers DOCUMENT_NOT_VERIFIABLE, not a schema error). test/unit/verify-stored.test.ts checks the parts against libxml2
  * canonicalising those elements in place.
  */
 export function signedPartsOf(canonical: string): SignedParts | string {
-  if (!canonical.startsWith(DOCUMENTO_START)) return 'the document does not start with <DTE> and its <Documento ID>';
+  if (!canonical.startsWith(DOCUMENTO_START))
+    return 'XMLDSig: the canonical text does not start with <DTE> and its <Documento ID>';
   const idEnd = canonical.indexOf('"', DOCUMENTO_START.length);
-  if (canonical[idEnd + 1] !== '>') return 'the Documento start tag is not <Documento ID="…">';
+  if (canonical[idEnd + 1] !== '>') return 'XMLDSig: the Documento start tag is not <Documento ID="…">';
   const tail = canonical.lastIndexOf(SIGNATURE_START);
   SIGNATURE_TAIL.lastIndex = tail;
   const m = tail > idEnd ? SIGNATURE_TAIL.exec(canonical) : null;
   if (!m || SIGNATURE_TAIL.lastIndex !== canonical.length)
-    return 'no Signature after the Documento, as signDte writes it';
+    return 'XMLDSig: no Signature after the Documento in the layout signDte writes';
   const [, reference = '', digestValue = '', signatureValue = ''] = m;
   if (reference !== canonical.slice(DOCUMENTO_START.length, idEnd))
-    return `the signed element #${reference} is missing`;
+    return `XMLDSig: the signed element #${reference} is not the Documento`;
   const signedInfoStart = tail + SIGNATURE_START.length + '<SignedInfo>'.length;
   const signedInfoEnd = canonical.indexOf('</SignedInfo>', signedInfoStart) + '</SignedInfo>'.length;
   return {
