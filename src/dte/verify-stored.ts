@@ -150,22 +150,25 @@ export interface SignedParts {
  * The signed parts of a DTE, cut from libxml2's canonical text of the whole document (steps 4
  * and 5 of this file's header); a string saying what is missing when the text is not in the
  * layout `signDte` writes (prefixed "XMLDSig", as every failure of the signature: the issuing
- * path answers DOCUMENT_NOT_VERIFIABLE, not a schema error). test/unit/verify-stored.test.ts checks the parts against libxml2
- * canonicalising those elements in place.
+ * path answers DOCUMENT_NOT_VERIFIABLE, not a schema error). test/unit/verify-stored.test.ts
+ * checks the parts against libxml2 canonicalising those elements in place.
  */
 export function signedPartsOf(canonical: string): SignedParts | string {
-  if (!canonical.startsWith(DOCUMENTO_START))
+  if (!canonical.startsWith(DOCUMENTO_START)) {
     return 'XMLDSig: the canonical text does not start with <DTE> and its <Documento ID>';
+  }
   const idEnd = canonical.indexOf('"', DOCUMENTO_START.length);
   if (canonical[idEnd + 1] !== '>') return 'XMLDSig: the Documento start tag is not <Documento ID="…">';
   const tail = canonical.lastIndexOf(SIGNATURE_START);
   SIGNATURE_TAIL.lastIndex = tail;
   const m = tail > idEnd ? SIGNATURE_TAIL.exec(canonical) : null;
-  if (!m || SIGNATURE_TAIL.lastIndex !== canonical.length)
+  if (!m || SIGNATURE_TAIL.lastIndex !== canonical.length) {
     return 'XMLDSig: no Signature after the Documento in the layout signDte writes';
+  }
   const [, reference = '', digestValue = '', signatureValue = ''] = m;
-  if (reference !== canonical.slice(DOCUMENTO_START.length, idEnd))
+  if (reference !== canonical.slice(DOCUMENTO_START.length, idEnd)) {
     return `XMLDSig: the signed element #${reference} is not the Documento`;
+  }
   const signedInfoStart = tail + SIGNATURE_START.length + '<SignedInfo>'.length;
   const signedInfoEnd = canonical.indexOf('</SignedInfo>', signedInfoStart) + '</SignedInfo>'.length;
   return {
@@ -205,10 +208,11 @@ function holdsAt(bytes: Buffer, at: number, literal: Buffer): boolean {
 function checkTed(bytes: Buffer, cafKey: KeyObject): string[] {
   const tedAt = bytes.indexOf(TED_START);
   const ddStart = tedAt + TED_START.length - '<DD>'.length;
-  const ddEnd = tedAt < 0 ? -1 : bytes.indexOf(DD_END, ddStart) + DD_END.length;
+  const ddClose = tedAt < 0 ? -1 : bytes.indexOf(DD_END, ddStart);
+  const ddEnd = ddClose + DD_END.length;
   const frmtStart = ddEnd + FRMT_START.length;
   const frmtEnd = bytes.indexOf('<', frmtStart);
-  if (ddEnd < DD_END.length || !holdsAt(bytes, ddEnd, FRMT_START) || !holdsAt(bytes, frmtEnd, TED_END)) {
+  if (ddClose < 0 || !holdsAt(bytes, ddEnd, FRMT_START) || !holdsAt(bytes, frmtEnd, TED_END)) {
     return ['no TED in the document'];
   }
   const frmt = Buffer.from(bytes.toString('latin1', frmtStart, frmtEnd), 'base64');
