@@ -69,7 +69,7 @@ import { api, cli, dropBenchDatabase, ensureFolios, load, percentile, startServe
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 3000);
 /** Documents issued per instance before each instance count's timed rows (each process has its own JIT). */
-const WARM_UP = 500;
+const WARM_UP = 3000;
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '16,64').split(',').map(Number);
 const INSTANCES = (process.env.BENCH_INSTANCES ?? '1,2')
   .split(',')
@@ -522,7 +522,9 @@ async function main() {
       }
       // Warm-up: caches, and the JIT of the main thread and of the signing worker. With 100
       // documents the optimising compiler was still at work (on helper threads, counted in the
-      // instance's CPU) during the first timed row.
+      // instance's CPU) during the first timed row; with 500 too (perf: 80 % of V8's helper
+      // threads' time in TurboFan, 0.4 ms per document in the first 10 s, 0.03 once settled). A
+      // server runs for days: what is measured is the settled process.
       await load(
         servers.map((s) => s.port),
         key,
