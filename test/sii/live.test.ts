@@ -9,7 +9,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { importCertificate } from '../../src/admin/certificates.ts';
 import { generateTestCertificate } from '../../src/dte/certificate.ts';
 import { envelopeKindOf, envelopeSchemaErrors } from '../../src/dte/envelope.ts';
-import { runSubmission } from '../../src/issuing/submissions.ts';
+import { createSubmission, dueSubmissions, FIRST_STEP_GRACE_MS, runSubmission } from '../../src/issuing/submissions.ts';
 import type { SiiSimulator } from '../../src/sii-simulator/index.ts';
 import { bearer, buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
 import {
@@ -229,6 +229,35 @@ describe('failures on the way to the SII', () => {
     const body = await issue(requestFor(34));
     expect(body.estado_sii).toBe('enviado');
     expect(await settledEstado(34, body.folio)).toBe('aceptado');
+  });
+});
+
+describe('the first step of a submission belongs to the call that stored it', () => {
+  it('the jobs leave a submission nobody has tried yet to that call for FIRST_STEP_GRACE_MS, then take it', async () => {
+    // Taken by a job in between, the call would answer `pendiente` about a document on its way.
+    const quiet = await startLiveApp(sim, url, { env: { JOBS_ENABLED: 'false' } });
+    const own = await createLiveIssuer(quiet, sim, [33]);
+    const issued = await quiet
+      .as(own.key)
+      .post(`/api/${own.rut}/emitir`, factura({ receiver: { ...RECEIVER, rut: '11111111-1' } }));
+    const doc = await quiet.ctx.db.prisma.document.findFirstOrThrow({
+      where: { issuerId: own.issuer.id, type: 33, folio: issued.json().folio },
+    });
+    expect(await finalWithoutJobs(quiet, doc.id)).toBe('rechazado');
+    // A new submission as a resubmit stores it, before the resubmit's own first step.
+    const fresh = await createSubmission(quiet.ctx, { issuer: own.issuer, document: doc });
+    const clock = manualClock();
+    const poller = await buildTestApp({
+      env: liveEnv(sim, url, { JOBS_ENABLED: 'false' }),
+      shareDatabaseOf: quiet,
+      clock,
+    });
+    const due = async () => (await dueSubmissions(poller.ctx)).map((s) => s.id);
+    expect(fresh.nextRunAt.getTime()).toBeLessThanOrEqual(clock().getTime());
+    expect(await due()).not.toContain(fresh.id);
+    // Its storing process died before the step: the jobs take it after the grace.
+    clock.advance(FIRST_STEP_GRACE_MS + 1_000);
+    expect(await due()).toContain(fresh.id);
   });
 });
 
