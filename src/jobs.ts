@@ -8,7 +8,8 @@
  *
  * - Submissions (src/issuing/submissions.ts): looked for every JOBS_POLL_SECONDS (and when a
  *   slot frees while more were due than fit), SUBMISSION_CONCURRENCY at a time; a step writes
- *   when the next one is due into the row. The issue and resubmit calls run the first step themselves, at once. The poll
+ *   when the next one is due into the row. The issue and resubmit calls run the first step themselves, at once
+ *   (a row nobody has tried yet is left to them for FIRST_STEP_GRACE_MS). The poll
  *   interval is also the shortest gap between two steps of one submission, as it was with the
  *   pg-boss wake-ups before: waking exactly at a due time 150 ms away turned a short outage
  *   into dozens of attempts and a 30-minute backoff.

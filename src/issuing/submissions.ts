@@ -553,6 +553,15 @@ async function poll(ctx: AppContext, s: Submission, sc: StepContext): Promise<Ou
   };
 }
 
+/**
+ * How long a submission nobody has tried yet belongs to the call that stored it (an issue, a
+ * resubmit), which runs its first step itself right after its commit. A job worker that took it
+ * in between (a poll landing between that commit and that call's claim, which a loaded machine
+ * or another instance makes likely enough) would upload it while the call answered `pendiente`,
+ * "queued", about a document on its way. A row whose storing process died is taken after it.
+ */
+export const FIRST_STEP_GRACE_MS = 5_000;
+
 /** Submissions that are due and not held by anyone: what the jobs' poll takes up (src/jobs.ts). */
 export async function dueSubmissions(ctx: AppContext, limit = 100): Promise<{ id: string; nextRunAt: Date }[]> {
   const now = ctx.clock();
@@ -562,6 +571,7 @@ export async function dueSubmissions(ctx: AppContext, limit = 100): Promise<{ id
       state: { in: ['queued', 'sending', 'ambiguous', 'uploaded'] },
       nextRunAt: { lte: now },
       OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }],
+      NOT: { state: 'queued', attempts: 0, createdAt: { gt: new Date(now.getTime() - FIRST_STEP_GRACE_MS) } },
     },
     select: { id: true, nextRunAt: true },
     orderBy: { nextRunAt: 'asc' },

@@ -12,10 +12,13 @@
  *   ambiguous failure of docs/design.md §6: the client cannot know whether the SII has the file.
  *
  * A fault applies to `count` requests (unlimited when absent) whose path matches `paths`
- * (exact paths; a trailing `*` matches a prefix). Without `paths`, `timeout-after-receipt`
- * applies to the two upload endpoints and the other kinds to every SII path. The simulator's
- * own control API (`/sim/…`) is never affected.
+ * (exact paths; a trailing `*` matches a prefix) and, with `companyRut`, only to uploads for
+ * that company (the form's rutCompany-dvCompany): on a simulator shared by several issuers,
+ * another issuer's upload in flight cannot use the fault up. Without `paths`,
+ * `timeout-after-receipt` and a fault with `companyRut` apply to the upload endpoints, the
+ * other kinds to every SII path. The simulator's own control API (`/sim/…`) is never affected.
  */
+import { normalizeRut } from '../dte/rut.ts';
 
 type FaultKind = 'down' | 'slow' | 'http500' | 'timeout-after-receipt';
 
@@ -29,6 +32,15 @@ export interface FaultSpec {
   delayMs?: number;
   /** Paths it applies to (exact, or a prefix ending in `*`). */
   paths?: string[];
+  /** Only uploads for this company (rutCompany-dvCompany of the form). */
+  companyRut?: string;
+}
+
+/** What a fault is matched against: the path and, for an upload whose body was read, its company. */
+interface FaultRequest {
+  pathname: string;
+  /** The upload's company (canonical RUT); null or absent when unknown or not an upload. */
+  companyRut?: string | null;
 }
 
 const UPLOAD_PATHS = [
@@ -48,6 +60,12 @@ function pathMatches(patterns: readonly string[], pathname: string): boolean {
   return patterns.some((p) => (p.endsWith('*') ? pathname.startsWith(p.slice(0, -1)) : pathname === p));
 }
 
+/** Whether `spec` covers this path (whatever the company). */
+function coversPath(spec: FaultSpec, pathname: string): boolean {
+  const uploadsOnly = spec.kind === 'timeout-after-receipt' || spec.companyRut !== undefined;
+  return pathMatches(spec.paths ?? (uploadsOnly ? UPLOAD_PATHS : ['*']), pathname);
+}
+
 export class FaultBoard {
   private faults: ActiveFault[] = [];
 
@@ -59,19 +77,34 @@ export class FaultBoard {
     if (spec.delayMs !== undefined && (!Number.isFinite(spec.delayMs) || spec.delayMs < 0)) {
       throw new Error('delayMs must be a non-negative number');
     }
-    this.faults.push({ spec: { ...spec }, remaining: spec.count ?? Number.POSITIVE_INFINITY });
+    const companyRut = spec.companyRut === undefined ? undefined : normalizeRut(String(spec.companyRut));
+    if (companyRut === null) throw new Error('companyRut must be a valid RUT');
+    this.faults.push({
+      spec: { ...spec, ...(companyRut && { companyRut }) },
+      remaining: spec.count ?? Number.POSITIVE_INFINITY,
+    });
   }
 
   clear(): void {
     this.faults = [];
   }
 
+  /**
+   * Whether a fault for one company may apply to this path: the request's body must then be
+   * read before `take`, to learn the upload's company.
+   */
+  needsCompany(pathname: string): boolean {
+    if (pathname.startsWith('/sim/')) return false;
+    return this.faults.some((f) => f.spec.companyRut !== undefined && coversPath(f.spec, pathname));
+  }
+
   /** The fault that applies to this request, if any (consuming one of its `count`). */
-  take(pathname: string): FaultSpec | null {
+  take(request: FaultRequest): FaultSpec | null {
+    const { pathname } = request;
     if (pathname.startsWith('/sim/')) return null;
     for (const fault of this.faults) {
-      const patterns = fault.spec.paths ?? (fault.spec.kind === 'timeout-after-receipt' ? UPLOAD_PATHS : ['*']);
-      if (fault.remaining <= 0 || !pathMatches(patterns, pathname)) continue;
+      if (fault.remaining <= 0 || !coversPath(fault.spec, pathname)) continue;
+      if (fault.spec.companyRut !== undefined && fault.spec.companyRut !== request.companyRut) continue;
       fault.remaining--;
       this.faults = this.faults.filter((f) => f.remaining > 0);
       return fault.spec;

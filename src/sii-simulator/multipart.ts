@@ -3,6 +3,7 @@
  * `dvSender`, `rutCompany`, `dvCompany` and the file `archivo` ([UPL] Anexo 3, docs/sii-reference.md §7.3).
  * File bytes are kept as sent (an EnvioDTE is ISO-8859-1).
  */
+import { parseRut } from './http-util.ts';
 
 export interface FormPart {
   name: string;
@@ -85,4 +86,10 @@ export function fieldOf(parts: readonly FormPart[], name: string): string {
       ?.data.toString('latin1')
       .trim() ?? ''
   );
+}
+
+/** The company an upload form is for (rutCompany-dvCompany, canonical); null when not an upload form. */
+export function formCompanyOf(body: Buffer, contentType: string | undefined): string | null {
+  const parts = parseMultipart(body, contentType);
+  return parts ? parseRut(fieldOf(parts, 'rutCompany'), fieldOf(parts, 'dvCompany')) : null;
 }

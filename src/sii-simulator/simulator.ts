@@ -33,6 +33,7 @@ import { handleDteUpload } from './dte-upload.ts';
 import { handleDtews } from './dtews.ts';
 import { DEFAULT_SLOW_MS, FaultBoard, type FaultSpec } from './faults.ts';
 import { BodyTooLargeError, htmlReply, type Reply, readBody, textReply } from './http-util.ts';
+import { formCompanyOf } from './multipart.ts';
 import { CafIssuer, DEFAULT_MAX_FOLIOS_PER_REQUEST, handleGeneraArchivo, SIMULATOR_CAF_IDK } from './portal.ts';
 import { Processor } from './processing.ts';
 import { documentCedibility, handleRegistro, REGISTRO_PATHS } from './registro-reclamo.ts';
@@ -359,19 +360,19 @@ export function createSiiSimulator(options: SiiSimulatorOptions = {}): SiiSimula
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestUrl = new URL(req.url ?? '/', 'http://simulator');
-    const fault = faultBoard.take(requestUrl.pathname);
+    const { pathname } = requestUrl;
+    // A fault for one company's uploads is judged on the form's rutCompany: the body comes first.
+    const early = faultBoard.needsCompany(pathname) ? await readBodyOr413(req, res) : undefined;
+    if (early === null) return;
+    const companyRut = early ? formCompanyOf(early, req.headers['content-type']) : null;
+    const fault = faultBoard.take({ pathname, companyRut });
     if (fault?.kind === 'down') {
       req.socket.destroy();
       return;
     }
     if (fault?.kind === 'slow') await new Promise<void>((r) => later(fault.delayMs ?? DEFAULT_SLOW_MS, r));
-    let body: Buffer;
-    try {
-      body = await readBody(req);
-    } catch (e) {
-      if (e instanceof BodyTooLargeError) return write(res, htmlReply(413, 'Request Entity Too Large', e.message));
-      throw e;
-    }
+    const body = early ?? (await readBodyOr413(req, res));
+    if (body === null) return;
     if (fault?.kind === 'http500') {
       return write(res, htmlReply(500, 'Internal Server Error', 'The server encountered an internal error.'));
     }
@@ -385,6 +386,17 @@ export function createSiiSimulator(options: SiiSimulatorOptions = {}): SiiSimula
   }
 
   return sim;
+}
+
+/** The request body, or null once a 413 was answered for one above the limit. */
+async function readBodyOr413(req: IncomingMessage, res: ServerResponse): Promise<Buffer | null> {
+  try {
+    return await readBody(req);
+  } catch (e) {
+    if (!(e instanceof BodyTooLargeError)) throw e;
+    write(res, htmlReply(413, 'Request Entity Too Large', e.message));
+    return null;
+  }
 }
 
 function write(res: ServerResponse, answer: Reply): void {

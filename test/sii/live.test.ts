@@ -9,7 +9,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { importCertificate } from '../../src/admin/certificates.ts';
 import { generateTestCertificate } from '../../src/dte/certificate.ts';
 import { envelopeKindOf, envelopeSchemaErrors } from '../../src/dte/envelope.ts';
-import { runSubmission } from '../../src/issuing/submissions.ts';
+import { createSubmission, dueSubmissions, FIRST_STEP_GRACE_MS, runSubmission } from '../../src/issuing/submissions.ts';
 import type { SiiSimulator } from '../../src/sii-simulator/index.ts';
 import { bearer, buildTestApp, createTestIssuer, createTestKey, type TestApp } from '../helpers/app.ts';
 import {
@@ -55,6 +55,24 @@ async function settledEstado(type: number, folio: number, l: LiveIssuer = live, 
     const e = await estadoOf(app, l.rut, type, folio);
     return e && finalStates.includes(e) ? e : null;
   });
+}
+
+/**
+ * For an app without jobs: runs the document's open submission step by step, as the jobs would,
+ * until none is open; the document's final estado.
+ */
+async function finalWithoutJobs(app: TestApp, documentId: string) {
+  return waitFor(
+    async () => {
+      const open = await app.ctx.db.prisma.submission.findFirst({ where: { documentId, state: { not: 'done' } } });
+      if (open) {
+        await runSubmission(app.ctx, open.id, { force: true });
+        return null;
+      }
+      return (await app.ctx.db.prisma.document.findUniqueOrThrow({ where: { id: documentId } })).estadoSii;
+    },
+    { what: 'the submission final' },
+  );
 }
 
 function uploadsOf(rut: string, type: number, folio: number) {
@@ -180,7 +198,7 @@ describe('failures on the way to the SII', () => {
   });
 
   it('a timeout after the SII received the upload: asked before re-sending, one submission only', async () => {
-    sim.setFault({ kind: 'timeout-after-receipt', paths: ['/cgi_dte/UPL/DTEUpload'], count: 1 });
+    sim.setFault({ kind: 'timeout-after-receipt', paths: ['/cgi_dte/UPL/DTEUpload'], companyRut: live.rut, count: 1 });
     const body = await issue(factura());
     expect(body.estado_sii).toBe('pendiente');
     expect(body.track_id).toBe('');
@@ -198,7 +216,7 @@ describe('failures on the way to the SII', () => {
   });
 
   it('a 500 from the upload is retried without a second submission', async () => {
-    sim.setFault({ kind: 'http500', paths: ['/cgi_dte/UPL/DTEUpload'], count: 1 });
+    sim.setFault({ kind: 'http500', paths: ['/cgi_dte/UPL/DTEUpload'], companyRut: live.rut, count: 1 });
     const body = await issue(requestFor(46));
     expect(body.estado_sii).toBe('pendiente');
     expect(await settledEstado(46, body.folio)).toBe('aceptado');
@@ -211,6 +229,35 @@ describe('failures on the way to the SII', () => {
     const body = await issue(requestFor(34));
     expect(body.estado_sii).toBe('enviado');
     expect(await settledEstado(34, body.folio)).toBe('aceptado');
+  });
+});
+
+describe('the first step of a submission belongs to the call that stored it', () => {
+  it('the jobs leave a submission nobody has tried yet to that call for FIRST_STEP_GRACE_MS, then take it', async () => {
+    // Taken by a job in between, the call would answer `pendiente` about a document on its way.
+    const quiet = await startLiveApp(sim, url, { env: { JOBS_ENABLED: 'false' } });
+    const own = await createLiveIssuer(quiet, sim, [33]);
+    const issued = await quiet
+      .as(own.key)
+      .post(`/api/${own.rut}/emitir`, factura({ receiver: { ...RECEIVER, rut: '11111111-1' } }));
+    const doc = await quiet.ctx.db.prisma.document.findFirstOrThrow({
+      where: { issuerId: own.issuer.id, type: 33, folio: issued.json().folio },
+    });
+    expect(await finalWithoutJobs(quiet, doc.id)).toBe('rechazado');
+    // A new submission as a resubmit stores it, before the resubmit's own first step.
+    const fresh = await createSubmission(quiet.ctx, { issuer: own.issuer, document: doc });
+    const clock = manualClock();
+    const poller = await buildTestApp({
+      env: liveEnv(sim, url, { JOBS_ENABLED: 'false' }),
+      shareDatabaseOf: quiet,
+      clock,
+    });
+    const due = async () => (await dueSubmissions(poller.ctx)).map((s) => s.id);
+    expect(fresh.nextRunAt.getTime()).toBeLessThanOrEqual(clock().getTime());
+    expect(await due()).not.toContain(fresh.id);
+    // Its storing process died before the step: the jobs take it after the grace.
+    clock.advance(FIRST_STEP_GRACE_MS + 1_000);
+    expect(await due()).toContain(fresh.id);
   });
 });
 
@@ -525,66 +572,93 @@ describe('README promises of the live path', () => {
     // Issued and resubmitted through an instance whose clock stands still, so both envelopes
     // are signed within the same second (the SII simulator rejects fast): the new envelope
     // must still differ from the rejected one, or DTEUpload would answer it as already received.
+    // On a database of its own that no instance runs jobs on: the resubmit call is the only one
+    // that can take the new submission (the file's app, which runs jobs, could otherwise take it
+    // between its commit and the call's own first step, and the call would answer `pendiente`).
+    const quiet = await startLiveApp(sim, url, { env: { JOBS_ENABLED: 'false' } });
+    const own = await createLiveIssuer(quiet, sim, [33]);
     const frozen = await buildTestApp({
       env: liveEnv(sim, url, { JOBS_ENABLED: 'false' }),
-      shareDatabaseOf: t,
+      shareDatabaseOf: quiet,
       clock: manualClock(),
     });
     const issued = await frozen
-      .as(live.key)
-      .post(`/api/${live.rut}/emitir`, factura({ receiver: { ...RECEIVER, rut: '11111111-1' } }));
+      .as(own.key)
+      .post(`/api/${own.rut}/emitir`, factura({ receiver: { ...RECEIVER, rut: '11111111-1' } }));
     expect(issued.statusCode, issued.body).toBe(200);
     const body = issued.json();
-    expect(await settledEstado(33, body.folio)).toBe('rechazado');
-    const before = await t.ctx.db.prisma.document.findFirstOrThrow({
-      where: { issuerId: live.issuer.id, type: 33, folio: body.folio },
+    const before = await quiet.ctx.db.prisma.document.findFirstOrThrow({
+      where: { issuerId: own.issuer.id, type: 33, folio: body.folio },
     });
-    const res = await frozen.as(live.key).post('/api/emision_reenviar', { rut: live.rut, type: 33, folio: body.folio });
+    expect(await finalWithoutJobs(quiet, before.id)).toBe('rechazado');
+    const res = await frozen.as(own.key).post('/api/emision_reenviar', { rut: own.rut, type: 33, folio: body.folio });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ ok: true, folio: body.folio, estado_sii: 'enviado' });
-    const uploads = uploadsOf(live.rut, 33, body.folio);
+    const uploads = uploadsOf(own.rut, 33, body.folio);
     expect(uploads).toHaveLength(2);
     expect(res.json().track_id).toBe(uploads[1]!.trackId);
     expect(uploads[1]!.trackId).not.toBe(uploads[0]!.trackId);
-    const after = await t.ctx.db.prisma.document.findUniqueOrThrow({ where: { id: before.id } });
+    const after = await quiet.ctx.db.prisma.document.findUniqueOrThrow({ where: { id: before.id } });
     expect(Buffer.from(after.signedXml).equals(Buffer.from(before.signedXml))).toBe(true);
-    const submissions = await t.ctx.db.prisma.submission.findMany({ where: { documentId: before.id } });
+    const submissions = await quiet.ctx.db.prisma.submission.findMany({ where: { documentId: before.id } });
     expect(submissions).toHaveLength(2);
     expect(submissions[0]!.envelopeSha256).not.toBe(submissions[1]!.envelopeSha256);
     // The SII still refuses this receiver: the new envelope ends rechazado too, and nothing
     // else was issued for it.
-    expect(await settledEstado(33, body.folio)).toBe('rechazado');
+    expect(await finalWithoutJobs(quiet, before.id)).toBe('rechazado');
     expect(
-      await t.ctx.db.prisma.document.count({ where: { issuerId: live.issuer.id, type: 33, folio: body.folio } }),
+      await quiet.ctx.db.prisma.document.count({ where: { issuerId: own.issuer.id, type: 33, folio: body.folio } }),
     ).toBe(1);
   });
 
   it('a process killed mid-upload: the next worker asks the SII first, never uploads twice, and learns the track id', async () => {
-    // The SII receives the upload but the answer never comes; the server is killed meanwhile.
-    sim.setFault({ kind: 'timeout-after-receipt', paths: ['/cgi_dte/UPL/DTEUpload'], count: 1 });
-    const server = await startServer(t, liveEnv(sim, url, { JOBS_ENABLED: 'false', SII_TIMEOUT_MS: '120000' }));
-    const uploadsBefore = sim.uploads().filter((u) => u.companyRut === live.rut).length;
-    const pending = fetch(`${server.url}/api/${live.rut}/emitir`, {
-      method: 'POST',
-      headers: { ...live.auth, 'content-type': 'application/json' },
-      body: JSON.stringify(requestFor(52)),
-    }).catch(() => null);
-    await waitFor(() => sim.uploads().filter((u) => u.companyRut === live.rut).length > uploadsBefore, {
-      what: 'the SII receiving the upload',
+    // An issuer on a database of its own that no instance runs jobs on: the server below is the
+    // only process that can take its submission. (On the file's database, the file's app, which
+    // runs jobs, could take the row between the server's commit and its first step and upload
+    // it instead; the fault went to that upload and the server answered 200 before the kill.)
+    const quiet = await startLiveApp(sim, url, { env: { JOBS_ENABLED: 'false' } });
+    const own = await createLiveIssuer(quiet, sim, [52]);
+    // The SII receives this company's upload but the answer never comes; the server is killed meanwhile.
+    sim.setFault({
+      kind: 'timeout-after-receipt',
+      paths: ['/cgi_dte/UPL/DTEUpload'],
+      companyRut: own.rut,
+      count: 1,
     });
-    await server.kill();
-    expect(await pending).toBeNull();
+    const server = await startServer(quiet, liveEnv(sim, url, { JOBS_ENABLED: 'false', SII_TIMEOUT_MS: '120000' }));
+    const ownUploads = () => sim.uploads().filter((u) => u.companyRut === own.rut);
+    let answered = false;
+    try {
+      const pending = fetch(`${server.url}/api/${own.rut}/emitir`, {
+        method: 'POST',
+        headers: { ...own.auth, 'content-type': 'application/json' },
+        body: JSON.stringify(requestFor(52)),
+      })
+        .then((res) => {
+          answered = true;
+          return res;
+        })
+        .catch(() => null);
+      // A fresh process's first document (signing workers, schemas) is slow on a loaded machine:
+      // a generous deadline, but an answer ends the wait at once (it fails just below).
+      await waitFor(() => answered || ownUploads().length > 0, {
+        timeoutMs: 90_000,
+        what: 'the SII receiving the upload',
+      });
+      await server.kill();
+      expect(await pending).toBeNull();
+    } finally {
+      await server.kill();
+    }
 
-    const upload = sim
-      .uploads()
-      .filter((u) => u.companyRut === live.rut)
-      .at(-1)!;
-    const folio = upload.documents[0]!.folio;
-    const doc = await t.ctx.db.prisma.document.findFirstOrThrow({
-      where: { issuerId: live.issuer.id, type: 52, folio },
+    const [upload] = ownUploads();
+    expect(ownUploads()).toHaveLength(1);
+    const folio = upload!.documents[0]!.folio;
+    const doc = await quiet.ctx.db.prisma.document.findFirstOrThrow({
+      where: { issuerId: own.issuer.id, type: 52, folio },
     });
     expect(doc.estadoSii).toBe('pendiente');
-    const submission = await t.ctx.db.prisma.submission.findFirstOrThrow({ where: { documentId: doc.id } });
+    const submission = await quiet.ctx.db.prisma.submission.findFirstOrThrow({ where: { documentId: doc.id } });
     // The trace the dead process left: marked as being uploaded, under its lease.
     expect(submission.state).toBe('sending');
 
@@ -592,7 +666,7 @@ describe('README promises of the live path', () => {
     const clock = manualClock(new Date(Date.now() + 4 * 60_000));
     const worker = await buildTestApp({
       env: liveEnv(sim, url, { JOBS_ENABLED: 'false' }),
-      shareDatabaseOf: t,
+      shareDatabaseOf: quiet,
       clock,
     });
     for (let i = 0; i < 20; i++) {
@@ -600,9 +674,9 @@ describe('README promises of the live path', () => {
       if (step?.submission.state === 'done') break;
       clock.advance(1_000);
     }
-    const after = await t.ctx.db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } });
+    const after = await quiet.ctx.db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } });
     expect(after.estadoSii).toBe('aceptado');
-    expect(after.trackId).toBe(upload.trackId);
-    expect(uploadsOf(live.rut, 52, folio)).toHaveLength(1);
-  });
+    expect(after.trackId).toBe(upload!.trackId);
+    expect(uploadsOf(own.rut, 52, folio)).toHaveLength(1);
+  }, 180_000);
 });

@@ -970,6 +970,24 @@ describe('faults', () => {
     expect(one(again.text, 'TRACKID')).toBe(trackId);
   });
 
+  it('companyRut: another company’s upload is answered and leaves the fault; that company’s upload gets it', async () => {
+    const file = () =>
+      envelope('dte', [{ type: 33, xml: signedDte(caf33, cert, { request: factura(), folio: nextFolio33++ }) }], cert);
+    sim.setFault({ kind: 'timeout-after-receipt', count: 1, companyRut: ISSUER_RUT });
+    try {
+      const other = await dteUpload(base, file(), { token, company: '96790240-3' });
+      expect(other.status).toBe(200);
+      expect(one(other.text, 'STATUS')).toMatch(/^\d+$/);
+      expect(sim.faults()).toEqual([{ kind: 'timeout-after-receipt', count: 1, companyRut: ISSUER_RUT }]);
+      const before = sim.uploads().length;
+      await expect(dteUpload(base, file(), { token, signal: AbortSignal.timeout(500) })).rejects.toThrow();
+      expect(sim.uploads()).toHaveLength(before + 1);
+      expect(sim.faults()).toEqual([]);
+    } finally {
+      sim.clearFaults();
+    }
+  });
+
   it('is controllable over HTTP under /sim', async () => {
     const add = await fetch(`${base}/sim/faults`, {
       method: 'POST',
