@@ -66,6 +66,7 @@ import { storageOnFreshDatabase, storageSection } from './storage.ts';
 import { BENCH_ISSUER } from './fixtures.ts';
 import { externalBenchDatabase } from './database.ts';
 import { api, cli, dropBenchDatabase, ensureFolios, load, percentile, startServer, tenLineFactura } from './harness.ts';
+import { loadGenerator } from './wrk.ts';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 3000);
 /** Documents issued per instance before each instance count's timed rows (each process has its own JIT). */
@@ -398,6 +399,10 @@ Extra time per document with the endpoint, per pair of rounds (each round with t
 
 async function main() {
   const started = new Date();
+  // The issuing rows' load: wrk when installed (BENCH_LOAD=wrk requires it, BENCH_LOAD=node
+  // forces node:http in this process), bench/wrk.ts. Chosen first: a missing wrk fails at once.
+  const generator = loadGenerator();
+  console.log(`issuing load generator: ${generator.name}`);
   execFileSync(process.execPath, [resolve('node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
     stdio: 'inherit',
   });
@@ -523,7 +528,7 @@ async function main() {
       // Warm-up: caches, and the JIT of the main thread and of the signing worker. With 100
       // documents the optimising compiler was still at work (on helper threads, counted in the
       // instance's CPU) during the first timed row.
-      await load(
+      await generator.run(
         servers.map((s) => s.port),
         key,
         issuer.rut,
@@ -538,10 +543,9 @@ async function main() {
           threads: servers.map((s) => threadSplit(s.proc.pid!)),
           pg: postmaster ? postgresCpuSplit(postmaster) : { backends: Number.NaN, background: Number.NaN },
           pooler: external?.poolerPid ? processCpuMs(external.poolerPid) : 0,
-          client: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
         });
         const cpu0 = cpuNow();
-        const r = await load(
+        const r = await generator.run(
           servers.map((s) => s.port),
           key,
           issuer.rut,
@@ -553,7 +557,6 @@ async function main() {
           node: (cpu1.node - cpu0.node) / DOCS,
           pg: (cpu1.pg.backends + cpu1.pg.background - cpu0.pg.backends - cpu0.pg.background) / DOCS,
           pgBackends: (cpu1.pg.backends - cpu0.pg.backends) / DOCS,
-          client: (cpu1.client - cpu0.client) / DOCS,
           pooler: (cpu1.pooler - cpu0.pooler) / DOCS,
           threads: sumSplits(cpu0.threads.map((t0, i) => splitPerDoc(t0, cpu1.threads[i]!, DOCS))),
         };
@@ -572,7 +575,7 @@ async function main() {
           cpu: { node: cpuPerDoc.node, pg: cpuPerDoc.pg },
           threads: cpuPerDoc.threads,
           pgBackendsMs: cpuPerDoc.pgBackends,
-          clientMs: cpuPerDoc.client,
+          clientMs: r.clientMsPerDoc,
           poolerMs: external?.poolerPid ? cpuPerDoc.pooler : null,
           failures: r.failures,
           duplicates: r.duplicates,
@@ -610,6 +613,7 @@ async function main() {
           rows: issuedRows,
           eachRun: issued,
           failureNotes,
+          loadGenerator: generator,
           bound,
           signing: sign,
           computeMs,
