@@ -232,6 +232,8 @@ function done(summary, latency, requests)
       "}\\n")
   end
   io.write(string.format("BENCH-ERRORS %d %d %d\\n", summary.errors.connect, summary.errors.read, summary.errors.write))
+  -- wrk's own histogram, corrected for coordinated omission: printed for comparison only.
+  io.write(string.format("BENCH-WRK-HISTOGRAM %.0f %.0f\\n", latency:percentile(50), latency:percentile(99)))
   io.flush()
 end
 `;
@@ -309,6 +311,9 @@ async function wrkLoad(ports: number[], key: string, rut: string, docs: number, 
     const script = join(dir, 'issue.lua');
     writeFileSync(script, wrkScript(docs, ports, `/api/${rut}/emitir`, headers, body));
     const { out, cpuMs } = await runWrk(script, ports[0]!, concurrency, docs);
+    const own = /^BENCH-WRK-HISTOGRAM (\d+) (\d+)$/m.exec(out);
+    if (own)
+      console.log(`wrk's own (corrected) histogram: p50 ${Number(own[1]) / 1000} ms, p99 ${Number(own[2]) / 1000} ms`);
     return rowFigures(parseWrkOutput(out, concurrency, docs), docs, cpuMs);
   } finally {
     rmSync(dir, { recursive: true, force: true });
