@@ -11,7 +11,10 @@
  * rebuilt: an A/B against a copy of an older `dist/`), BENCH_CPU_PROF (a directory: the server
  * writes V8 CPU profiles there when it stops). When the cluster preloads pg_stat_statements
  * (`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'` and a restart), each round
- * also prints the statements PostgreSQL ran per document, with their time.
+ * also prints the statements PostgreSQL ran per document, with their time. Its p50, p99 and max
+ * are wrk's own histogram, which wrk corrects for coordinated omission (made-up samples for every
+ * latency over twice the mean): higher than the requests' own, which `npm run bench` and
+ * `npm run bench:issuing` time one by one (bench/wrk.ts); the CPU figures are not affected.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
