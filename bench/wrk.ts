@@ -28,6 +28,12 @@
  * - **Duplicate folios** over every answer.
  * - **The load generator's CPU**: the wrk process's user + system time from /proc, read when
  *   its last thread stopped (before the `done` hook prints the samples).
+ *
+ * What that costs (2026-11-27, 3000 requests at concurrency 16 against a stand-in server that
+ * answers after 50 ms, ~300 requests/s): wrk with this script 0.08–0.09 ms of CPU per request,
+ * node:http 0.29–0.40; plain wrk with a static request and no hooks 0.04 (16 threads) or 0.02 ms
+ * (1 thread). A thread per connection and the Lua hooks are the price of exact counts and of
+ * each request's own latency.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
