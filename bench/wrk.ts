@@ -317,10 +317,16 @@ async function wrkLoad(ports: number[], key: string, rut: string, docs: number, 
     const script = join(dir, 'issue.lua');
     writeFileSync(script, wrkScript(docs, ports, `/api/${rut}/emitir`, headers, body));
     const { out, cpuMs } = await runWrk(script, ports[0]!, concurrency, docs);
+    const report = parseWrkOutput(out, concurrency, docs);
+    // Thread i served ports[i mod n]: how the shared queue split the documents.
+    const served = ports.map((_, p) =>
+      report.threads.filter((_, i) => i % ports.length === p).reduce((n, t) => n + t.latencies.length, 0),
+    );
+    if (ports.length > 1) console.log(`documents per instance: ${served.join(', ')}`);
     const own = /^BENCH-WRK-HISTOGRAM (\d+) (\d+)$/m.exec(out);
     if (own)
       console.log(`wrk's own (corrected) histogram: p50 ${Number(own[1]) / 1000} ms, p99 ${Number(own[2]) / 1000} ms`);
-    return rowFigures(parseWrkOutput(out, concurrency, docs), docs, cpuMs);
+    return rowFigures(report, docs, cpuMs);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
