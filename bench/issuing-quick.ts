@@ -6,7 +6,8 @@
  * generator. CPU per document is what to compare between two versions of the code: unlike a
  * rate, a busy machine changes it little. Prints; writes nothing (`npm run bench` writes
  * BENCHMARKS.md). Options (env): BENCH_DOCS per round (default 3000), BENCH_ROUNDS (default 3),
- * BENCH_CONCURRENCY (default 16), BENCH_SERVER_ENV (extra server settings, `K=V,K=V`).
+ * BENCH_CONCURRENCY (default 16), BENCH_SERVER_ENV (extra server settings, `K=V,K=V`), BENCH_LOAD
+ * (the load generator, as in `npm run bench`: wrk when installed, or "node"; bench/wrk.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -14,7 +15,8 @@ import { resolve } from 'node:path';
 import { ensureEmbeddedPostgres } from '../src/db/embedded.ts';
 import { embeddedPostmasterPid, postgresCpuSplit, splitPerDoc, threadNames, threadSplit, threadTimes } from './cpu.ts';
 import { BENCH_ISSUER } from './fixtures.ts';
-import { cli, dropBenchDatabase, ensureFolios, load, startServer } from './harness.ts';
+import { cli, dropBenchDatabase, ensureFolios, startServer } from './harness.ts';
+import { loadGenerator } from './wrk.ts';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 3000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -70,19 +72,19 @@ async function main() {
       ...['--address', i.address, '--comuna', i.comuna],
     );
     const key = (await cli(env, 'key', 'create', '--rut', issuer.rut, '--role', 'owner')).key as string;
+    const generator = loadGenerator();
+    console.log(`load generator: ${generator.name}`);
     const server = await startServer(env);
     try {
       await ensureFolios(server.port, key, issuer.rut, 33, (ROUNDS + 1) * DOCS + 1000);
-      await load([server.port], key, issuer.rut, 500, CONCURRENCY); // warm-up (caches, JIT)
+      await generator.run([server.port], key, issuer.rut, 500, CONCURRENCY); // warm-up (caches, JIT)
       const postmaster = embeddedPostmasterPid(dataDir)!;
       const rounds: Round[] = [];
       for (let r = 0; r < ROUNDS; r++) {
         const t0 = threadSplit(server.proc.pid!);
         const tids0 = threadTimes(server.proc.pid!);
         const pg0 = postgresCpuSplit(postmaster);
-        const c0 = process.cpuUsage();
-        const result = await load([server.port], key, issuer.rut, DOCS, CONCURRENCY);
-        const c = process.cpuUsage(c0);
+        const result = await generator.run([server.port], key, issuer.rut, DOCS, CONCURRENCY);
         const split = splitPerDoc(t0, threadSplit(server.proc.pid!), DOCS);
         if (process.env.BENCH_THREADS) {
           // Every thread that worked, busiest first: the main thread, the signing worker (the
@@ -112,7 +114,7 @@ async function main() {
           postgres: pgPerDoc.backends + pgPerDoc.background,
           pgBackends: pgPerDoc.backends,
           pgBackground: pgPerDoc.background,
-          client: (c.user + c.system) / 1000 / DOCS,
+          client: result.clientMsPerDoc,
           failures: result.failures,
           duplicates: result.duplicates,
         };

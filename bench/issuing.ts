@@ -22,7 +22,7 @@ export interface IssuingRow {
   cpu: { node: number; pg: number };
   /** The Timbre CPU per document by thread (summed over the instances), from /proc/PID/task. */
   threads: ThreadSplit;
-  /** CPU ms per document of the load generator (the bench process), on the same cores. */
+  /** CPU ms per document of the load generator (wrk, or the bench process), on the same cores. */
   clientMs: number;
   /** Of `cpu.pg`: the client connections' backends (the rest: WAL writer, checkpointer, I/O workers…). */
   pgBackendsMs: number;
@@ -187,6 +187,8 @@ export interface IssuingSectionInput {
   /** Every run's rows. */
   eachRun: IssuingRow[];
   failureNotes: string[];
+  /** What drove the load (bench/wrk.ts). */
+  loadGenerator: { name: string; description: string };
   bound: { perSecond: number; msPerPair: number };
   signing: { perSecond: number; msPerDoc: number };
   computeMs: number;
@@ -200,6 +202,7 @@ function breakdown(
   computeMs: number,
   steps: StageSteps | null,
   bound: { msPerPair: number },
+  generator: string,
 ): string {
   if (!row) return '';
   const stage = (steps ?? []).filter((s) => !s.step.startsWith('whole stage'));
@@ -223,7 +226,7 @@ ${line('PostgreSQL backends: the reservation and the one-statement write (indexe
 ${line('PostgreSQL background: WAL writer, checkpointer, background writer, I/O workers, autovacuum', row.cpu.pg - row.pgBackendsMs)}
 | **total** | **${total.toFixed(2)}** | |
 
-The two RSA signatures alone (the bound) are ${bound.msPerPair.toFixed(3)} ms of it. The load generator (node:http, keep-alive) spent ${row.clientMs.toFixed(2)} ms of CPU per document on the same 2 cores.
+The two RSA signatures alone (the bound) are ${bound.msPerPair.toFixed(3)} ms of it. The load generator (${generator === 'wrk' ? 'wrk' : 'node:http, keep-alive'}) spent ${row.clientMs.toFixed(2)} ms of CPU per document on the same 2 cores.
 `;
 }
 
@@ -268,14 +271,14 @@ export function issuingSection(x: IssuingSectionInput, history: string): string 
       : '';
   return `## ${x.pooled ? 'Issuing through PgBouncer' : 'Issuing over HTTP'} (sandbox, 10-line type-33 facturas, ${x.docs} documents per row)
 
-Measured on ${x.day}; load average (1 / 5 / 15 min) ${x.load}. Database: ${x.database}. Every request authenticates its key, validates, computes totals, reserves a folio (one statement), builds the XML, stamps the TED, signs, re-reads and verifies the final bytes, and stores the document with its event in one statement. The load generator is the bench process itself (node:http with keep-alive connections), on the same 2 cores. CPU per document is read from /proc for the Timbre process(es) and for every PostgreSQL process, over the timed run.${x.listDocuments ? ` The documents table already holds the ${x.listDocuments.toLocaleString('en')} rows of the list part.` : ''}${runs}
+Measured on ${x.day}; load average (1 / 5 / 15 min) ${x.load}. Database: ${x.database}. Every request authenticates its key, validates, computes totals, reserves a folio (one statement), builds the XML, stamps the TED, signs, re-reads and verifies the final bytes, and stores the document with its event in one statement. The load generator is ${x.loadGenerator.description}, on the same 2 cores (its CPU is below). CPU per document is read from /proc for the Timbre process(es) and for every PostgreSQL process, over the timed run.${x.listDocuments ? ` The documents table already holds the ${x.listDocuments.toLocaleString('en')} rows of the list part.` : ''}${runs}
 
 The signing bound, measured in the same run in CPU time of one core: **${x.bound.perSecond.toFixed(0)} pairs/s** of the two RSA signatures a document needs (2048-bit RSA-SHA1 XMLDSig + 512-bit RSA-SHA1 TED, node:crypto alone; ${x.bound.msPerPair.toFixed(3)} ms a pair). With C14N and the XML around them, signing one document in-process: ${x.signing.perSecond.toFixed(0)} docs/s (wall clock).
 
 ${rowsTable(x)}
 ${eachRunTable(x)}${x.failureNotes.length ? `\nFailed requests (the first of each row) — their rows measure errors, not issuing:\n\n${x.failureNotes.map((n) => `- ${n}`).join('\n')}\n` : ''}
 ${summaryTable(issuingTargets(x.rows, x.bound, x.pooled ? ' (through PgBouncer)' : ''))}
-${breakdown(one, x.computeMs, x.steps, x.bound)}
+${breakdown(one, x.computeMs, x.steps, x.bound, x.loadGenerator.name)}
 ${history}
 
 The instances run the way \`npm start\` and the Dockerfile run them: compiled by \`tsc\` and run by plain node with a 192 MB old-generation heap (\`--max-old-space-size=192\`).

@@ -15,7 +15,9 @@
  * BENCH_ONLY=receiving (only that section), BENCH_STORAGE_DOCS (documents issued for the storage
  * section, bench/storage.ts, on a database of its own; default 10000, 0 skips it), BENCH_RUNS
  * (the issuing rows measured this many times, each with new server processes; the tables give
- * the median and the spread, min–max; default 1). With DATABASE_URL set (e.g. from
+ * the median and the spread, min–max; default 1), BENCH_LOAD (what drives the issuing rows: "wrk",
+ * required; "node", the bench's own node:http client; unset: wrk when it is on the PATH —
+ * bench/wrk.ts says how wrk keeps the rows' counts). With DATABASE_URL set (e.g. from
  * `scripts/external-postgres.sh start DIR`: `set -a; . DIR/env; set +a`) the run issues into a
  * fresh database on that server, through PgBouncer when DATABASE_DIRECT_URL reaches the server
  * apart (bench/database.ts), and its issuing rows go to their own section, "Issuing through
@@ -66,6 +68,7 @@ import { storageOnFreshDatabase, storageSection } from './storage.ts';
 import { BENCH_ISSUER } from './fixtures.ts';
 import { externalBenchDatabase } from './database.ts';
 import { api, cli, dropBenchDatabase, ensureFolios, load, percentile, startServer, tenLineFactura } from './harness.ts';
+import { loadGenerator } from './wrk.ts';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 3000);
 /** Documents issued per instance before each instance count's timed rows (each process has its own JIT). */
@@ -291,6 +294,7 @@ const ISSUING_HISTORY = `What each step of the work on the issuing path bought, 
 - Tried on 2026-11-24 and reverted, nothing measurable bought (\`npm run bench:issuing\`, 4 alternating runs of each variant, 2 × 3000 documents a run, load average 2–4; this machine signed about half as fast as the day before, and a variant's runs spread over ±12 %): two documents handed to a signing worker at once, so it never waits for the event loop between them (median 6.50 against 6.43 ms per document, 278 against 265 docs/s); and on top of it one reservation statement shared by every request of an instance waiting for a folio of the same issuer, type and day (6.82 ms, 280 docs/s; PostgreSQL backends 1.98 against 1.94 ms). The machine is CPU-bound, so only CPU per document moves the rate; the worker is not the bottleneck (about 70 % busy), and requests reach the reservation one at a time, spaced by the signing queue, so a shared statement almost always serves one request. A larger young generation for the signing worker (48 MB instead of 8) took its thread from 2.37–2.57 to 2.21–2.24 ms per document in two pairs, but peak RSS reached 315 MB, over the 300 MB target: not kept. Same code, two days: on 2026-11-24 this VM signed 3.2 × slower than on 2026-11-23 (991 against 3155 RSA pairs per CPU-second) while the rest of an issue ran about 1.7 × slower (6.83 against 4.00 ms per document), so the ratio to the bound rose from 0.125 to 0.227 with no change in the code: the ratio measures the machine as much as Timbre, and CPU per document, compared on one machine, is the figure to follow.
 - 2026-11-27, why CPU per document read 3 × the figure measured from outside with wrk on 2026-11-25 (1.75 + 1.04 ms): no code got dearer. The VM runs on other hardware now (this file's header: Intel Xeon at 2.1 GHz, the runs of 2026-11-25: AMD EPYC; RSA pairs 1600–2400 per CPU-second against 2520) and other helpers' test suites shared its 2 cores (load average 5–9 until 10:15). On the same machine in the same hour, the code of 2026-11-25 15:08 (before the packed content and the slimmer events) against today's, 3 alternating pairs under wrk (bench/issuing-wrk.ts, 2 × 15 s each): Timbre 3.5–4.6 against 3.1–4.5 ms, PostgreSQL 1.9–2.4 against 1.4–1.7 ms per document: packing costs no measurable CPU and the slimmer events saved ~0.5 ms of PostgreSQL. The bench's own client counts a little differently from wrk: same code, same hour, 5.5 ms under it against 4.3–5.3 ms under wrk (it spends 0.3–0.5 ms per document itself on the same cores). A V8 CPU profile of the server under wrk (the main thread and the signing worker) has no single hot spot: on the main thread, wall-clock sampling charges 14–21 % to \`writev\` (the pg socket), 4–6 % to \`postMessage\` and 8–10 % to zlib's \`processChunk\`, wake-ups of another process or thread that preempt the caller on two busy cores (the main thread's kernel time is 0.12–0.15 ms per document); the rest is flat: zod on the body 5–6 %, zod serialising the answer 2 %, the pg driver 5 %, Fastify 3 %, GC 3–5 %, building the insert 3.4 %, packing 2.4 %, Santiago time 2.4 % (fixed below), totals 1.7 %. In the signing worker: the last check 32 % of its time (libxml2 parse 7 %, XSD 9 %, C14N 5.5 %, cutting the signature parts out 4–5 %), XMLDSig 17 % (of which RSA 15 %), TED 3 %, GC 3 %.
 - 2026-11-27: behind a transaction pooler the reservation and the write run as calls of PL/pgSQL functions holding the same statements, planned once per server connection (before, unnamed, PostgreSQL planned both multi-CTE statements on every issue): PostgreSQL 4.38 and 4.49 → 2.02 and 2.31 ms per document with \`DB_NAMED_STATEMENTS=false\` (wrk, embedded server); through PgBouncer 1.18 on PostgreSQL 15 (\`npm run bench\`, one run each, same hour, the code before and after): 2.53 and 2.84 → 1.45 and 1.62 ms per document at 1 and 2 instances, 254 and 228 → 259 and 267 docs/s. With named statements (the embedded server, direct connections) the statements run as before: a first version called the functions there too and cost PostgreSQL 1.41 (1.31–1.51) → 1.61 (1.59–1.63) ms per document (\`npm run bench\`, 3 runs each, same hour), the function call's own price. The code before this day's work (cf6c372) against the final code, \`npm run bench\` 3 runs each, 8 minutes apart: 276 (270–281) → 340 (330–341) docs/s, p99 128.5 (123.6–131.6) → 103.3 (94.2–106.0) ms, 4.47 + 1.41 → 3.70 + 1.11 ms per document; with named statements the two differ only by the Santiago time fix below, so most of that is the machine (between the two runs its signing stage alone went 1.19 → 1.04 ms and the RSA bound 2143 → 2289 pairs/s). Santiago time keeps its last four seconds: a sandbox issue asked for its issuer's creation day between two questions about now and evicted the single cached second twice per request (17–24 → 0.3–0.7 µs per request). Tried and not kept (no change beyond the noise of a shared machine): deflating on the event loop instead of libuv's pool (0.07–0.13 against 0.22–0.26 ms of all threads' CPU in a microbench, but no difference in the server in 3 alternating pairs); a 24 MB young generation for the signing worker; \`commit_delay\` 100 and 500 µs; \`SIGN_WORKERS\` 0 and 2 (the same CPU per document).
+- 2026-11-27, the issuing rows of \`npm run bench\` driven by wrk, a C process of its own (bench/wrk.ts: a fixed number of documents per row from one queue the connections share, every request timed in wrk's Lua hooks), instead of the bench's node:http client. Same code, 5 alternating pairs of \`BENCH_ONLY=issuing\` runs (1 instance, concurrency 16, 3000 documents; load average 8–12 for the first three pairs, 3–4.5 for the last two: other helpers' test suites on the same cores), node:http → wrk: the load generator's CPU 0.40–0.51 → 0.09–0.11 ms per document, the one steady difference; 147, 152, 174, 251, 198 → 219, 214, 181, 214, 213 docs/s and p99 299, 390, 330, 159, 205 → 354, 322, 280, 244, 268 ms, differences within the machine's noise; Timbre 3.56–4.84 → 3.56–4.44 ms and PostgreSQL 1.46–1.75 → 1.41–1.84 ms per document. wrk's own latency histogram is corrected for coordinated omission (it adds made-up samples for every latency over twice the mean): in the first three pairs' rows it read p50 57, 59, 82 and p99 410, 442, 299 ms against the requests' 53, 52, 80 and 354, 322, 280 ms (with the shorter tail of the rows above, at load 4.5–5, the two agree within 2 %), which is why the bench times each request itself. The p99 figures measured with bench/issuing-wrk.ts (below) are wrk's corrected ones.
 
 Where the tail comes from (1 instance, concurrency 16, measured on 2026-11-27 with bench/issuing-wrk.ts and the bench; the machine shared until 10:15). **Queueing for the 2 cores, first**: every request needs 4.8–6.5 ms of CPU (Timbre + PostgreSQL) plus the load generator's, so 16 requests in flight wait in line: p50 is about 16 ÷ the rate (43–46 ms at 330–341 docs/s in the runs above, 55–62 ms at 238–267 docs/s in runs an hour earlier), and at concurrency 1 the same server answers in 7.8 ms (p50, p99 32 ms), at 4 in 14 ms (p99 52 ms). p99 ≤ 50 ms at 16 needs about three times today's rate on these cores, i.e. about a third of the CPU per document. On top of the queue: **PostgreSQL's WAL flushes**, the worst outliers: this disk's \`fdatasync\` takes p50 0.3 ms, p99 14 ms, p99.9 83 ms and up to 158 ms while the bench runs (other processes flush to the same disk), and every document's write waits for its flush (0.72–0.97 flushes per document: group commit merges few). With \`synchronous_commit=off\` for the service's sessions, as a diagnosis only (a stored document must survive a crash, so it stays on), p99 went 173–183 → 121–126 ms and the maximum 469–582 → 202–206 ms, and PostgreSQL's CPU 1.56 → 1.12–1.15 ms per document; \`commit_delay\` (100, 500 µs) changed nothing measurable. **The folio reservation's row lock**: all requests of an issuer and type bump one CAF row, each holding its lock until its (asynchronous) commit; pg_stat_statements gives the reservation 0.25 ms per call alone (concurrency 1), 0.95 ms at 4 and 4.7–10 ms at 16: a holder preempted on the busy cores keeps the others waiting. **Garbage collection**: \`--trace-gc\` over ~8000 documents: the signing worker (8 MB young generation) ran 520 scavenges, 1.3 s in all, mostly 0.3–2 ms each, the longest 24 ms, and 2 mark-compacts; the main thread 87 scavenges (longest 15 ms) and 13 mark-compacts (longest 32 ms, heap 65–82 MB). A worker pause delays every document queued behind it. **The signing pool's queue** is not what limits: the one worker (\`SIGN_WORKERS\` = cores − 1) is busy about half the time (1.8–2.0 ms of CPU per document at 250–300 docs/s); with \`SIGN_WORKERS=0\` (no queue, the stage on the event loop) p99 was 116–152 against 163–185 ms and with 2 workers 149–194 ms, the same within the noise. **The sweep and the folding of counters** do not run in the bench (\`JOBS_ENABLED=false\`: only the rate limiter's sweep timers); on an instance with jobs they take their CPU from the same cores. The maxima of 500–900 ms seen in a few runs match the WAL flush outliers and the shared machine.`;
 
@@ -398,6 +402,10 @@ Extra time per document with the endpoint, per pair of rounds (each round with t
 
 async function main() {
   const started = new Date();
+  // The issuing rows' load: wrk when installed (BENCH_LOAD=wrk requires it, BENCH_LOAD=node
+  // forces node:http in this process), bench/wrk.ts. Chosen first: a missing wrk fails at once.
+  const generator = loadGenerator();
+  console.log(`issuing load generator: ${generator.name}`);
   execFileSync(process.execPath, [resolve('node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
     stdio: 'inherit',
   });
@@ -525,7 +533,7 @@ async function main() {
       // instance's CPU) during the first timed row; with 500 too (perf: 80 % of V8's helper
       // threads' time in TurboFan, 0.4 ms per document in the first 10 s, 0.03 once settled). A
       // server runs for days: what is measured is the settled process.
-      await load(
+      await generator.run(
         servers.map((s) => s.port),
         key,
         issuer.rut,
@@ -540,10 +548,9 @@ async function main() {
           threads: servers.map((s) => threadSplit(s.proc.pid!)),
           pg: postmaster ? postgresCpuSplit(postmaster) : { backends: Number.NaN, background: Number.NaN },
           pooler: external?.poolerPid ? processCpuMs(external.poolerPid) : 0,
-          client: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
         });
         const cpu0 = cpuNow();
-        const r = await load(
+        const r = await generator.run(
           servers.map((s) => s.port),
           key,
           issuer.rut,
@@ -555,7 +562,6 @@ async function main() {
           node: (cpu1.node - cpu0.node) / DOCS,
           pg: (cpu1.pg.backends + cpu1.pg.background - cpu0.pg.backends - cpu0.pg.background) / DOCS,
           pgBackends: (cpu1.pg.backends - cpu0.pg.backends) / DOCS,
-          client: (cpu1.client - cpu0.client) / DOCS,
           pooler: (cpu1.pooler - cpu0.pooler) / DOCS,
           threads: sumSplits(cpu0.threads.map((t0, i) => splitPerDoc(t0, cpu1.threads[i]!, DOCS))),
         };
@@ -574,7 +580,7 @@ async function main() {
           cpu: { node: cpuPerDoc.node, pg: cpuPerDoc.pg },
           threads: cpuPerDoc.threads,
           pgBackendsMs: cpuPerDoc.pgBackends,
-          clientMs: cpuPerDoc.client,
+          clientMs: r.clientMsPerDoc,
           poolerMs: external?.poolerPid ? cpuPerDoc.pooler : null,
           failures: r.failures,
           duplicates: r.duplicates,
@@ -612,6 +618,7 @@ async function main() {
           rows: issuedRows,
           eachRun: issued,
           failureNotes,
+          loadGenerator: generator,
           bound,
           signing: sign,
           computeMs,
