@@ -77,7 +77,7 @@ async function main() {
     const server = await startServer(env);
     try {
       await ensureFolios(server.port, key, issuer.rut, 33, (ROUNDS + 1) * DOCS + 1000);
-      await generator.run([server.port], key, issuer.rut, 500, CONCURRENCY); // warm-up (caches, JIT)
+      await generator.run([server.port], key, issuer.rut, 3000, CONCURRENCY); // warm-up (caches, JIT: bench/run.ts WARM_UP)
       const postmaster = embeddedPostmasterPid(dataDir)!;
       const rounds: Round[] = [];
       for (let r = 0; r < ROUNDS; r++) {

@@ -142,7 +142,7 @@ async function main() {
     try {
       // Enough folios for the fastest round we can imagine (1500 docs/s).
       await ensureFolios(server.port, key, issuer.rut, 33, (ROUNDS + 1) * SECONDS * 1500 + 1000);
-      await load([server.port], key, issuer.rut, 500, CONCURRENCY); // warm-up (caches, JIT)
+      await load([server.port], key, issuer.rut, 3000, CONCURRENCY); // warm-up (caches, JIT: bench/run.ts WARM_UP)
       const postmaster = embeddedPostmasterPid(dataDir)!;
       for (let r = 0; r < ROUNDS; r++) {
         const docs0 = await documentsOf(db);
