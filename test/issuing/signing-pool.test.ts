@@ -63,6 +63,38 @@ describe('the signing pool', () => {
     expect(inWorker.stats()).toMatchObject({ workers: 1, tasks: 3 });
   });
 
+  it('hands a worker the next document while it signs one; a worker that dies fails only the one it was signing', async () => {
+    const dispatched: Worker[] = [];
+    let kill = false;
+    const one = signer({
+      workers: 1,
+      onDispatch: (worker) => {
+        dispatched.push(worker);
+        if (kill) {
+          kill = false;
+          void worker.terminate();
+        }
+      },
+    });
+    const keys = material(33);
+    const input = (folio: number) => ({ doc: docOf(33, folio), timestamp: TSTED });
+    const first = [one.sign(input(7), keys), one.sign(input(8), keys)];
+    // Both are with the one worker before it has answered the first: it never waits for the
+    // event loop between them.
+    expect(dispatched).toHaveLength(2);
+    expect(dispatched[1]).toBe(dispatched[0]);
+    for (const r of await Promise.all(first)) expect(xmlsecVerify(ok(r).bytes).ok).toBe(true);
+
+    kill = true;
+    const [signing, waiting] = await Promise.allSettled([one.sign(input(9), keys), one.sign(input(10), keys)]);
+    expect(signing.status).toBe('rejected');
+    // The document waiting behind it is signed by the next worker, once.
+    expect(waiting.status).toBe('fulfilled');
+    expect(xmlsecVerify(ok((waiting as PromiseFulfilledResult<StageResult>).value).bytes).ok).toBe(true);
+    expect(dispatched).toHaveLength(5);
+    expect(dispatched[4]).not.toBe(dispatched[2]);
+  });
+
   it('sends the keys to each worker once, not with every document', async () => {
     const s = signer({ workers: 2 });
     const keys = material(33);

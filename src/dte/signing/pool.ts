@@ -131,9 +131,17 @@ interface Pending {
 
 interface Slot {
   worker: Worker;
-  busy: Pending | null;
+  /** Documents handed to the worker, in the order it signs them (the first is being signed). */
+  inFlight: Pending[];
   keys: KeyTracker;
 }
+
+/**
+ * Documents handed to one worker at a time: the one it signs and the next, so that when it
+ * finishes one it starts the next at once instead of waiting for the event loop to read its
+ * answer and send another (on two busy cores the worker sat idle there while documents waited).
+ */
+const WORKER_DEPTH = 2;
 
 /** Old-generation heap of a compiled signing worker, MB. */
 const WORKER_HEAP_MB = 64;
@@ -200,26 +208,28 @@ function workerSigner(opts: SignerOptions): Signer {
   let closed = false;
 
   function spawn(): Slot {
-    const slot: Slot = { worker: startWorker(), busy: null, keys: new KeyTracker(opts.maxKeys ?? MAX_KEYS) };
+    const slot: Slot = { worker: startWorker(), inFlight: [], keys: new KeyTracker(opts.maxKeys ?? MAX_KEYS) };
     slot.worker.unref();
     slot.worker.on('message', (reply: FromWorker) => {
-      const pending = slot.busy;
-      slot.busy = null;
-      slot.worker.unref();
-      if (pending && pending.task.id === reply.id) {
+      // Answers come in the order the documents were sent.
+      const pending = slot.inFlight[0]?.task.id === reply.id ? slot.inFlight.shift() : undefined;
+      if (slot.inFlight.length === 0) slot.worker.unref();
+      if (pending) {
         const result = fromWorker(reply);
         if (result instanceof Error) pending.reject(result);
         else pending.resolve(result);
       }
       pump();
     });
-    // A dead worker fails its document only; the next document starts a new worker.
+    // A dead worker fails the document it was signing only; the one waiting behind it goes back
+    // to the front of the queue (signing is a pure function: running it again is harmless), and
+    // the next document starts a new worker.
     const fail = (err: Error) => {
       if (!slots.includes(slot)) return;
       slots.splice(slots.indexOf(slot), 1);
-      const pending = slot.busy;
-      slot.busy = null;
-      pending?.reject(err);
+      const [signing, ...waiting] = slot.inFlight.splice(0);
+      signing?.reject(err);
+      queue.unshift(...waiting);
       void slot.worker.terminate();
       pump();
     };
@@ -230,7 +240,7 @@ function workerSigner(opts: SignerOptions): Signer {
   }
 
   function dispatch(slot: Slot, pending: Pending): void {
-    slot.busy = pending;
+    slot.inFlight.push(pending);
     // A worker with a document keeps the process alive until it answers; an idle one does not.
     slot.worker.ref();
     const { send, forget } = slot.keys.use(pending.make);
@@ -244,7 +254,11 @@ function workerSigner(opts: SignerOptions): Signer {
 
   function pump(): void {
     while (!closed && queue.length > 0) {
-      const slot = slots.find((s) => !s.busy) ?? (slots.length < opts.workers ? spawn() : null);
+      // An idle worker first, a new one next, then one that is signing but has none waiting.
+      const slot =
+        slots.find((s) => s.inFlight.length === 0) ??
+        (slots.length < opts.workers ? spawn() : null) ??
+        slots.find((s) => s.inFlight.length < WORKER_DEPTH);
       if (!slot) return;
       dispatch(slot, queue.shift()!);
     }
@@ -264,7 +278,7 @@ function workerSigner(opts: SignerOptions): Signer {
       closed = true;
       for (const p of queue.splice(0)) p.reject(new Error('the signer is closed'));
       const running = slots.splice(0);
-      for (const s of running) s.busy?.reject(new Error('the signer is closed'));
+      for (const s of running) for (const p of s.inFlight) p.reject(new Error('the signer is closed'));
       await Promise.all(running.map((s) => s.worker.terminate()));
     },
   };
