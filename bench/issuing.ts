@@ -55,10 +55,14 @@ export function rsaPairBound(): { perSecond: number; msPerPair: number } {
   const caf = generateKeyPairSync('rsa', { modulusLength: 512 }).privateKey;
   const signedInfo = Buffer.alloc(480, 'S');
   const dd = Buffer.alloc(420, 'D');
-  const ms = msPerCall(1000, () => {
+  const pair = () => {
     sign('sha1', signedInfo, cert);
     sign('sha1', dd, caf);
-  });
+  };
+  // The fastest of three rounds after a warm-up: the bound is what the core can do, and the
+  // first second of RSA on this VM runs ~30 % slower (0.58–0.60 ms a pair, then 0.42–0.45).
+  msPerCall(300, pair);
+  const ms = Math.min(msPerCall(1000, pair), msPerCall(1000, pair), msPerCall(1000, pair));
   return { perSecond: 1000 / ms, msPerPair: ms };
 }
 
