@@ -77,7 +77,10 @@ describe('load generators of the issuing rows', () => {
     expect([...seen.keys]).toEqual(['Bearer k3y']);
     // Every answer waited at least the server's delay: the latencies are the requests'.
     expect(r.p50).toBeGreaterThanOrEqual(2);
-    expect(r.clientMsPerDoc).toBeGreaterThan(0);
+    // wrk's own CPU, read from /proc in clock ticks (10 ms): 300 short requests may take less
+    // than one tick, so only that it was read (a number, not NaN).
+    expect(Number.isFinite(r.clientMsPerDoc)).toBe(true);
+    expect(r.clientMsPerDoc).toBeGreaterThanOrEqual(0);
   });
 
   it('the node:http client counts the same', async () => {
