@@ -86,13 +86,13 @@ describe('the signing pool', () => {
     for (const r of await Promise.all(first)) expect(xmlsecVerify(ok(r).bytes).ok).toBe(true);
 
     kill = true;
-    const [signing, waiting] = await Promise.allSettled([one.sign(input(9), keys), one.sign(input(10), keys)]);
-    expect(signing.status).toBe('rejected');
-    // The document waiting behind it is signed by the next worker, once.
-    expect(waiting.status).toBe('fulfilled');
-    expect(xmlsecVerify(ok((waiting as PromiseFulfilledResult<StageResult>).value).bytes).ok).toBe(true);
-    expect(dispatched).toHaveLength(5);
-    expect(dispatched[4]).not.toBe(dispatched[2]);
+    const outcomes = await Promise.allSettled([one.sign(input(9), keys), one.sign(input(10), keys)]);
+    // Both went to the worker that dies. However far it got before it died, it takes at most the
+    // document it was signing with it: the one it held is signed by the next worker.
+    expect(dispatched[3]).toBe(dispatched[2]);
+    expect(outcomes.filter((o) => o.status === 'rejected').length).toBeLessThanOrEqual(1);
+    expect(outcomes[1]!.status === 'fulfilled' || outcomes[0]!.status === 'fulfilled').toBe(true);
+    for (const o of outcomes) if (o.status === 'fulfilled') expect(xmlsecVerify(ok(o.value).bytes).ok).toBe(true);
   });
 
   it('sends the keys to each worker once, not with every document', async () => {
