@@ -27,21 +27,24 @@ import { validateXml } from '../dte/xsd.ts';
 
 type AecEstado = 'RSC' | 'RFS' | 'RCR' | 'RDC' | 'RCS' | 'EOK';
 
+/** What a cesión says, as the registry keeps it (rpetc-store.ts adds when and under which id). */
+export interface CesionTerms {
+  issuerRut: string;
+  type: number;
+  folio: number;
+  seq: number;
+  cedenteRut: string;
+  cesionarioRut: string;
+  monto: number;
+  ultimoVencimiento: string;
+  declaracionJurada: boolean;
+}
+
 export interface AecVerdict {
   estado: AecEstado;
   glosa: string;
   /** The cesión to register (the last one of the AEC), on EOK. */
-  cesion?: {
-    issuerRut: string;
-    type: number;
-    folio: number;
-    seq: number;
-    cedenteRut: string;
-    cesionarioRut: string;
-    monto: number;
-    ultimoVencimiento: string;
-    declaracionJurada: boolean;
-  };
+  cesion?: CesionTerms;
 }
 
 export interface AecRegistryView {

@@ -12,7 +12,7 @@
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import { normalizeRut } from '../dte/rut.ts';
-import type { AecRegistryView, AecVerdict } from './aec-checks.ts';
+import type { AecRegistryView, AecVerdict, CesionTerms } from './aec-checks.ts';
 import { StepEvents } from './step-events.ts';
 
 type AecEstado = AecVerdict['estado'];
@@ -61,16 +61,7 @@ export interface AecUpload {
 export const aecEstadoOf = (u: AecUpload): EnvioAecEstado => u.path[Math.min(u.step, u.path.length - 1)]!;
 export const isAecFinal = (u: AecUpload): boolean => u.step >= u.path.length - 1;
 
-export interface CesionRecord {
-  issuerRut: string;
-  type: number;
-  folio: number;
-  seq: number;
-  cedenteRut: string;
-  cesionarioRut: string;
-  monto: number;
-  ultimoVencimiento: string;
-  declaracionJurada: boolean;
+export interface CesionRecord extends CesionTerms {
   /** When the registry annotated it (FECHA_ULT_ANOT). */
   at: Date;
   /** The "clave de acceso a la información de la cesión", handed to the holder. */

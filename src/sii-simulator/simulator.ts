@@ -129,22 +129,8 @@ export interface SiiSimulator {
   }): { codEvento: string; rutResponsable: string; at: string }[];
 }
 
-/** A cesión as the simulator shows it to tests and to `GET /sim/rpetc/cesiones`. */
-interface CesionSummary {
-  issuerRut: string;
-  type: number;
-  folio: number;
-  seq: number;
-  cedenteRut: string;
-  cesionarioRut: string;
-  monto: number;
-  ultimoVencimiento: string;
-  declaracionJurada: boolean;
-  /** ISO 8601: when the registry annotated it. */
-  at: string;
-  idCesion: string;
-  trackId: string | null;
-}
+/** A cesión as the simulator shows it to tests and to `GET /sim/rpetc/cesiones`: `at` in ISO 8601. */
+type CesionSummary = Omit<CesionRecord, 'at'> & { at: string };
 
 /** An AEC upload as the simulator shows it to tests and to `GET /sim/rpetc/uploads`. */
 interface AecUploadSummary {
