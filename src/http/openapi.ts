@@ -52,6 +52,8 @@ export interface RouteDocInput {
   example: { request?: unknown; response: unknown };
   /** A file download: the 200 answer is these bytes, or `{ ok, filename, … base64 }` with `base64=1`. */
   file?: { mediaType: string; description: string };
+  /** The 200 answer carries `Server-Timing` (http/server-timing.ts). */
+  serverTiming?: boolean;
 }
 
 /** What `routeDoc` hands to the document builder, plus what the route's own config says. */
@@ -188,6 +190,10 @@ function components(): Json {
       RateLimitRemaining: header('Requests left in the current one-minute window.', { type: 'integer' }),
       RateLimitReset: header('Seconds until the window resets.', { type: 'integer' }),
       RetryAfter: { ...header('Seconds to wait before retrying.', { type: 'integer' }), required: true },
+      ServerTiming: header(
+        'Where the request spent its time inside Timbre, in milliseconds of wall time per stage, waits included (W3C Server Timing): `folio` (reserving the folio), `sign` (TED, XML, signature and the final check of the signed bytes), `store` (the write and its commit), and `sii` for a live document (its first upload). Absent from a replayed answer.',
+        { type: 'string', example: 'folio;dur=4.1, sign;dur=16.4, store;dur=9.2' },
+      ),
       IdempotentReplayed: header('`true` when this is the stored answer of an earlier request with the same key.', {
         type: 'string',
         enum: ['true'],
@@ -207,6 +213,7 @@ function headersFor(status: number, meta: RouteMeta, codes: ErrorCode[] = []): J
     h['RateLimit-Reset'] = ref('headers', 'RateLimitReset');
   }
   if (status === 429 || status === 503) h['Retry-After'] = ref('headers', 'RetryAfter');
+  if (meta.serverTiming && status === 200) h['Server-Timing'] = ref('headers', 'ServerTiming');
   if (meta.idempotent && (status < 300 || [400, 404, 409, 422].includes(status))) {
     h['Idempotent-Replayed'] = ref('headers', 'IdempotentReplayed');
   }

@@ -65,6 +65,22 @@ export interface IssueResult {
   env: Environment;
   /** Live: why the document could not be sent yet (it is saved and will be retried). */
   warning?: string;
+  /** Where this request's time went, by stage (the answer's `Server-Timing`, http/server-timing.ts). */
+  timings?: IssueTimings;
+}
+
+/**
+ * Milliseconds of wall time per stage of one issue, waits included: `folio` the reservation
+ * (waiting for the statement before it, src/issuing/folios.ts), `sign` TED, XML, XMLDSig and the
+ * last check (waiting for the signing worker), `store` a live document's envelope, packing and
+ * the write (waiting for the commit it shares, src/db/group-commit.ts), `sii` the first upload of
+ * a live document. What is left of the answer's time is HTTP, authentication, validation, totals.
+ */
+export interface IssueTimings {
+  folio: number;
+  sign: number;
+  store: number;
+  sii?: number;
 }
 
 export interface IssueOptions {
@@ -115,8 +131,12 @@ export async function issueDocument(
     type: draft.type,
     today: compareDates(date, today) > 0 ? date : today,
   };
+  // A retry after a lost lease adds to the same stages.
+  const timings: IssueTimings = { folio: 0, sign: 0, store: 0 };
   for (let attempt = 1; ; attempt++) {
+    let mark = performance.now();
     const reservation = await reserveFolio(ctx, reservationInput);
+    timings.folio += performance.now() - mark;
     let stored: { created: Document; submissionId: string | null };
     try {
       // Outside any transaction: stamping and signing run in parallel across requests.
@@ -124,7 +144,10 @@ export async function issueDocument(
       const cert =
         early ??
         (await signingCertificate(ctx, issuer, false, { hasImported: reservation.hasImportedCertificate })).cert;
+      mark = performance.now();
       const built = await buildSigned(ctx, { doc, cafId: reservation.cafId, cert, env, timestamp });
+      timings.sign += performance.now() - mark;
+      mark = performance.now();
       const envelope = env === 'live' ? await buildSubmissionEnvelope(ctx, issuer, built.bytes, doc.type) : null;
       stored = await persistDocument(ctx, {
         issuer,
@@ -138,6 +161,7 @@ export async function issueDocument(
         references,
         opts,
       });
+      timings.store += performance.now() - mark;
     } catch (err) {
       // The folio goes back at once, whatever failed (the transaction rolled back).
       await releaseReservation(ctx, reservation).catch((e: unknown) =>
@@ -150,8 +174,10 @@ export async function issueDocument(
       throw err;
     }
     ctx.jobs?.nudge();
-    if (!stored.submissionId) return { document: stored.created, env };
-    return submitAfterCommit(ctx, stored.created, stored.submissionId);
+    if (!stored.submissionId) return { document: stored.created, env, timings };
+    const uploadStart = performance.now();
+    const submitted = await submitAfterCommit(ctx, stored.created, stored.submissionId);
+    return { ...submitted, timings: { ...timings, sii: performance.now() - uploadStart } };
   }
 }
 

@@ -327,6 +327,8 @@ export interface components {
     RateLimitReset: number;
     /** @description Seconds to wait before retrying. */
     RetryAfter: number;
+    /** @description Where the request spent its time inside Timbre, in milliseconds of wall time per stage, waits included (W3C Server Timing): `folio` (reserving the folio), `sign` (TED, XML, signature and the final check of the signed bytes), `store` (the write and its commit), and `sii` for a live document (its first upload). Absent from a replayed answer. */
+    ServerTiming: string;
     /** @description `true` when this is the stored answer of an earlier request with the same key. */
     IdempotentReplayed: "true";
   };
@@ -448,6 +450,7 @@ export interface operations {
           "RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Server-Timing": components["headers"]["ServerTiming"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
         };
         content: {

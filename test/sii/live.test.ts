@@ -101,6 +101,19 @@ describe('each document type reaches aceptado', () => {
     expect(uploads[0]!.channel).toBe(type === 39 || type === 41 ? 'boleta-rest' : 'dteupload');
   });
 
+  it("the answer's Server-Timing adds the SII upload to the folio, signing and storing stages", async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/${live.rut}/emitir`,
+      headers: live.auth,
+      payload: factura(),
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers['server-timing']).toMatch(
+      /^folio;dur=\d+\.\d, sign;dur=\d+\.\d, store;dur=\d+\.\d, sii;dur=\d+\.\d$/,
+    );
+  });
+
   it('a debit note (56) on the accepted factura', async () => {
     const f = await acceptedFactura();
     const body = await issue({

@@ -6,6 +6,7 @@ import { issueRequestSchema } from '../../dte/issue-request.ts';
 import { documentById, issueDocument, issueResponse } from '../../issuing/issue-document.ts';
 import { requireAuth } from '../auth.ts';
 import { routeDoc } from '../openapi.ts';
+import { serverTiming } from '../server-timing.ts';
 import {
   commonErrors,
   dateSchema,
@@ -71,6 +72,7 @@ export function emitirRoute(ctx: AppContext): FastifyPluginAsyncZod {
               'Builds, stamps (TED) and signs the document, stores it and, for a live issuer, sends it to the SII. Types 33, 34, 39, 41, 46, 52, 56 and 61 share this body; 39/41 take gross prices. A sandbox issuer (`sii_ambiente` 0) never contacts the SII: `env: "sandbox"`, `sii: null`. A failed submission is not an error: the document is saved and the answer carries `warning` (it is retried). Send `Idempotency-Key` to retry safely.',
             tags: ['documents'],
             success: 'The issued document',
+            serverTiming: true,
             errors: [
               'TOTALS_MISMATCH',
               'REFERENCE_NOT_FOUND',
@@ -106,9 +108,10 @@ export function emitirRoute(ctx: AppContext): FastifyPluginAsyncZod {
           response: { 200: issueResponseSchema, ...commonErrors, 409: errorResponse, 422: errorResponse },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { issuer } = requireAuth(request);
         const result = await issueDocument(ctx, issuer, request.body, { idempotencyId: request.idempotencyId });
+        if (result.timings) reply.header('Server-Timing', serverTiming(result.timings));
         return issueResponse(ctx, issuer, result);
       },
     );
