@@ -8,6 +8,7 @@ import { issueRequestSchema } from '../src/dte/issue-request.ts';
 import type { IssuerInfo } from '../src/dte/model.ts';
 import { computeDocument } from '../src/dte/totals.ts';
 import type { ThreadSplit } from './cpu.ts';
+import type { StageSplit } from './wrk.ts';
 
 export interface IssuingRow {
   /** Which of the BENCH_RUNS runs measured it (1-based); a median row keeps the first. */
@@ -30,6 +31,8 @@ export interface IssuingRow {
   poolerMs: number | null;
   failures: number;
   duplicates: number;
+  /** Where the answers' time went, from their Server-Timing (null: the load generator did not read it). */
+  stages: StageSplit | null;
 }
 
 /**
@@ -120,6 +123,8 @@ export function medianRows(rows: IssuingRow[]): IssuingRow[] {
       poolerMs: first.poolerMs === null ? null : m((r) => r.poolerMs ?? 0),
       failures: g.reduce((n, r) => n + r.failures, 0),
       duplicates: g.reduce((n, r) => n + r.duplicates, 0),
+      // Stage splits are not merged: the stage table shows each run's own.
+      stages: null,
     };
   });
 }
@@ -267,6 +272,27 @@ ${lines.join('\n')}
 `;
 }
 
+/**
+ * Each run's answers split by stage, from the Server-Timing of every answer: the median answer,
+ * and the slowest 1 % (what p99 is made of).
+ */
+function stagesTable(x: IssuingSectionInput): string {
+  const rows = x.eachRun.filter((r) => r.stages);
+  if (rows.length === 0) return '';
+  const ms = (v: number) => v.toFixed(1);
+  const lines = rows.map((r) => {
+    const { p50, slowest } = r.stages!;
+    return `| ${r.run} | ${r.instances} | ${r.concurrency} | ${ms(p50.folio)} | ${ms(p50.sign)} | ${ms(p50.store)} | ${ms(p50.rest)} | ${ms(slowest.latency)} | ${ms(slowest.folio)} | ${ms(slowest.sign)} | ${ms(slowest.store)} | ${ms(slowest.rest)} |`;
+  });
+  return `
+Where each answer's time went, from its \`Server-Timing\` (src/http/server-timing.ts: wall time per stage, waits included): \`folio\` reserving the folio (waiting for the reservation statement before it), \`sign\` TED, XML, XMLDSig and the last check (waiting for the signing worker), \`store\` packing and the write (waiting for the commit it shares); "rest" is what the stages do not cover (HTTP, authentication, validation, totals, the event loop's queue, the network). The median of each stage over all answers, and the slowest 1 % of the answers (the p99 tail): their mean latency and its mean split.
+
+| run | instances | concurrency | median folio ms | median sign ms | median store ms | median rest ms | slowest 1 %: latency ms | folio | sign | store | rest |
+|---|---|---|---|---|---|---|---|---|---|---|---|
+${lines.join('\n')}
+`;
+}
+
 export function issuingSection(x: IssuingSectionInput, history: string): string {
   const one = x.rows.find((r) => r.instances === 1 && r.concurrency === 16);
   const runs =
@@ -280,7 +306,7 @@ Measured on ${x.day}; load average (1 / 5 / 15 min) ${x.load}. Database: ${x.dat
 The signing bound, measured in the same run in CPU time of one core: **${x.bound.perSecond.toFixed(0)} pairs/s** of the two RSA signatures a document needs (2048-bit RSA-SHA1 XMLDSig + 512-bit RSA-SHA1 TED, node:crypto alone; ${x.bound.msPerPair.toFixed(3)} ms a pair). With C14N and the XML around them, signing one document in-process: ${x.signing.perSecond.toFixed(0)} docs/s (wall clock).
 
 ${rowsTable(x)}
-${eachRunTable(x)}${x.failureNotes.length ? `\nFailed requests (the first of each row) — their rows measure errors, not issuing:\n\n${x.failureNotes.map((n) => `- ${n}`).join('\n')}\n` : ''}
+${eachRunTable(x)}${stagesTable(x)}${x.failureNotes.length ? `\nFailed requests (the first of each row) — their rows measure errors, not issuing:\n\n${x.failureNotes.map((n) => `- ${n}`).join('\n')}\n` : ''}
 ${summaryTable(issuingTargets(x.rows, x.bound, x.pooled ? ' (through PgBouncer)' : ''))}
 ${breakdown(one, x.computeMs, x.steps, x.bound, x.loadGenerator.name)}
 ${history}

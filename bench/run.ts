@@ -584,6 +584,7 @@ async function main() {
           poolerMs: external?.poolerPid ? cpuPerDoc.pooler : null,
           failures: r.failures,
           duplicates: r.duplicates,
+          stages: r.stages ?? null,
         });
       }
     } finally {

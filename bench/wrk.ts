@@ -52,6 +52,23 @@ export interface LoadResult {
   duplicates: number;
   /** CPU ms the load generator spent per document, on the same cores as the server. */
   clientMsPerDoc: number;
+  /** Where the answers' time went, from their Server-Timing (wrk only; null when none said). */
+  stages?: StageSplit | null;
+}
+
+export const STAGE_NAMES = ['folio', 'sign', 'store'] as const;
+export type StageName = (typeof STAGE_NAMES)[number];
+/** Milliseconds per stage; `rest` is the latency the stages do not account for (HTTP, validation, queues). */
+export type StageMs = Record<StageName | 'rest', number>;
+
+/** The stage split of one row's answers. */
+export interface StageSplit {
+  /** The median of each stage, over all answers. */
+  p50: StageMs;
+  /** The 99th percentile of each stage, over all answers (not the same answers for each stage). */
+  p99: StageMs;
+  /** The slowest 1 % of the answers by latency: their mean latency, and its mean split by stage. */
+  slowest: StageMs & { latency: number };
 }
 
 /** The load generator of the issuing rows: `wrk`, or node:http inside the bench process. */
@@ -69,6 +86,8 @@ interface ThreadReport {
   start: number;
   end: number;
   latencies: number[];
+  /** Per answer, in the order of `latencies`: its Server-Timing stages in ms (-1: not named). */
+  stages: Record<StageName, number[]>;
   folios: number[];
   failures: number;
   firstFailure: string | null;
@@ -177,6 +196,7 @@ end
 -- Thread states: one connection each, so a response answers the last request sent.
 local queue, req, sent_at
 latencies, folios, failures, first_failure, first_start, last_end = {}, {}, 0, nil, nil, nil
+folio_ms, sign_ms, store_ms = {}, {}, {}
 
 function init(args)
   queue = ffi.cast("bench_queue *", queue_address)
@@ -201,9 +221,19 @@ function request()
   return req
 end
 
+-- The stages the answer's Server-Timing names (src/http/server-timing.ts); -1 when absent.
+local function stage(timing, name)
+  local ms = timing and timing:match(name .. ";dur=([%d.]+)")
+  return ms and tonumber(ms) or -1
+end
+
 function response(status, headers, body)
   local t = now_us()
   latencies[#latencies + 1] = (t - sent_at) / 1000
+  local timing = headers["Server-Timing"] or headers["server-timing"]
+  folio_ms[#folio_ms + 1] = stage(timing, "folio")
+  sign_ms[#sign_ms + 1] = stage(timing, "sign")
+  store_ms[#store_ms + 1] = stage(timing, "store")
   first_start = first_start or sent_at
   last_end = t
   local folio = status == 200 and body:match('"folio"%s*:%s*(%d+)')
@@ -234,6 +264,9 @@ function done(summary, latency, requests)
       ',"failures":', t:get("failures"),
       ',"firstFailure":', ff and json_string(ff) or "null",
       ',"latencies":', json_numbers(t:get("latencies"), "%.3f"),
+      ',"stages":{"folio":', json_numbers(t:get("folio_ms"), "%.1f"),
+      ',"sign":', json_numbers(t:get("sign_ms"), "%.1f"),
+      ',"store":', json_numbers(t:get("store_ms"), "%.1f"), "}",
       ',"folios":', json_numbers(t:get("folios"), "%d"),
       "}\\n")
   end
@@ -343,6 +376,7 @@ function rowFigures(report: WrkReport, docs: number, cpuMs: number): LoadResult 
     threads.find((t) => t.firstFailure)?.firstFailure ??
     (socketErrors ? `${socketErrors} socket errors (connect, read, write)` : undefined);
   return {
+    stages: stageSplit(threads),
     docsPerSecond: docs / seconds,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
@@ -350,5 +384,39 @@ function rowFigures(report: WrkReport, docs: number, cpuMs: number): LoadResult 
     firstFailure,
     duplicates: folios.length - new Set(folios).size,
     clientMsPerDoc: cpuMs / docs,
+  };
+}
+
+/**
+ * The stage split of the answers that named their stages (every 200 of an instance that sends
+ * Server-Timing); null when none did.
+ */
+export function stageSplit(threads: Pick<ThreadReport, 'latencies' | 'stages'>[]): StageSplit | null {
+  const answers = threads.flatMap((t) =>
+    t.latencies.map((latency, i) => {
+      const ms = Object.fromEntries(STAGE_NAMES.map((n) => [n, t.stages[n][i] ?? -1])) as Record<StageName, number>;
+      const named = STAGE_NAMES.every((n) => ms[n] >= 0);
+      return named ? { latency, ...ms, rest: latency - STAGE_NAMES.reduce((sum, n) => sum + ms[n], 0) } : null;
+    }),
+  );
+  const timed = answers.filter((a) => a !== null);
+  if (timed.length === 0) return null;
+  const keys = [...STAGE_NAMES, 'rest'] as const;
+  const at = (p: number) =>
+    Object.fromEntries(
+      keys.map((k) => [
+        k,
+        percentile(
+          timed.map((a) => a[k]).sort((x, y) => x - y),
+          p,
+        ),
+      ]),
+    ) as StageMs;
+  const slow = [...timed].sort((a, b) => b.latency - a.latency).slice(0, Math.max(1, Math.round(timed.length / 100)));
+  const mean = (k: keyof (typeof slow)[number]) => slow.reduce((sum, a) => sum + a[k], 0) / slow.length;
+  return {
+    p50: at(50),
+    p99: at(99),
+    slowest: { latency: mean('latency'), ...(Object.fromEntries(keys.map((k) => [k, mean(k)])) as StageMs) },
   };
 }
