@@ -94,9 +94,15 @@ interface ReservationInput {
  * before this reservation does; a crash that loses the reservation loses no stored document,
  * and its folio is handed out again. The caller has not been told of any folio by then.
  *
+ * The range's row is locked FOR NO KEY UPDATE, not FOR UPDATE: reservations of one range still
+ * wait for each other, but not for the document writes in flight, whose foreign key to the CAF
+ * holds a FOR KEY SHARE lock on the same row until their commit reaches the disk (FOR UPDATE
+ * conflicts with it: at 16 connections the reservation statement took 1.19–1.28 ms per
+ * document, nearly all of it waiting for those flushes; 0.20–0.21 ms without the conflict).
+ *
  * Where statements cannot be named (behind a transaction pooler, DB_NAMED_STATEMENTS off) the
  * same statement runs as the body of the PL/pgSQL function `timbre_reserve_folios` (migration
- * 20261127130000_reserve_folios_together; test/issuing/hot-statements.test.ts checks that the
+ * 20261127160000_reserve_folios_no_key_lock; test/issuing/hot-statements.test.ts checks that the
  * texts match): PL/pgSQL keeps its plan per server session, so it is planned once per
  * connection there too (planning it on every issue cost ~0.6–1.2 ms of PostgreSQL CPU). With
  * named statements the statement runs as it is, without the function call's own cost.
@@ -127,7 +133,7 @@ export const RESERVE_SQL = `
        AND (SELECT n FROM wanted) > 0
      ORDER BY authorised_at, range_from
      LIMIT 1
-     FOR UPDATE),
+     FOR NO KEY UPDATE),
   bumped AS (
     UPDATE cafs SET next_folio = least(picked.next_folio + (SELECT n FROM wanted), picked.range_to + 1)
       FROM picked

@@ -135,6 +135,32 @@ describe('folio reservations', () => {
     expect(rows[0]?.synchronous_commit).toBe('on');
   });
 
+  it('a reservation does not wait for a write in flight that references the same range (its foreign key lock)', async () => {
+    const { issuer } = await tenant();
+    const caf = await t.ctx.db.prisma.caf.findFirstOrThrow({ where: { issuerId: issuer.id, type: 33 } });
+    // A write not yet committed whose foreign key names the range, as a document insert waiting
+    // for its commit to reach the disk: it holds FOR KEY SHARE on the range's row.
+    const writer = await t.ctx.db.pool.connect();
+    try {
+      await writer.query('BEGIN');
+      await writer.query(
+        `INSERT INTO folio_reservations (id, issuer_id, environment, type, caf_id, folio, token, lease_until)
+         VALUES (gen_random_uuid(), $1::uuid, 'sandbox', 33, $2::uuid, 999999, gen_random_uuid(), now())`,
+        [issuer.id, caf.id],
+      );
+      const waited = new Promise<'waited'>((r) => setTimeout(() => r('waited'), 3000));
+      const reservation = await Promise.race([reserveFolio(t.ctx, input(issuer)), waited]);
+      expect(reservation, 'the reservation waited for the open write').not.toBe('waited');
+      if (reservation !== 'waited') {
+        expect(reservation.folio).toBe(1);
+        await releaseReservation(t.ctx, reservation);
+      }
+    } finally {
+      await writer.query('ROLLBACK');
+      writer.release();
+    }
+  });
+
   it('requests that wait while a reservation runs are served together by the next statement', async () => {
     const { issuer } = await tenant();
     const query = vi.spyOn(t.ctx.db.pool, 'query');

@@ -15,11 +15,11 @@ import { buildTestApp, createTestTenant, type TestApp } from '../helpers/app.ts'
 import { factura } from '../helpers/requests.ts';
 
 const MIGRATION = 'prisma/migrations/20261127100000_hot_statements_as_functions/migration.sql';
-const RESERVE_MIGRATION = 'prisma/migrations/20261127130000_reserve_folios_together/migration.sql';
+const RESERVE_MIGRATION = 'prisma/migrations/20261127160000_reserve_folios_no_key_lock/migration.sql';
 
 /** The statement a function returns (`RETURN QUERY …;`), whitespace collapsed. */
 function functionBody(sql: string, name: string): string {
-  const from = sql.indexOf(`CREATE FUNCTION ${name}(`);
+  const from = sql.search(new RegExp(`CREATE (OR REPLACE )?FUNCTION ${name}\\(`));
   const start = sql.indexOf('RETURN QUERY', from) + 'RETURN QUERY'.length;
   const end = sql.indexOf(';\nEND', start);
   expect(from, name).toBeGreaterThanOrEqual(0);
