@@ -28,7 +28,7 @@ import type { Document, Environment, Issuer } from '../generated/prisma/client.t
 import { type CalendarDate, compareDates, fromDbDate } from '../dte/calendar-date.ts';
 import { dateOfInstantInSantiago, santiagoTimestamp } from '../dte/chile-time.ts';
 import { issueEmailState } from './email-queue.ts';
-import { checkFolioStock, folioThreshold } from './folio-alerts.ts';
+import { checkFolioStock, folioThreshold, stockCheckDue, stockChecked } from './folio-alerts.ts';
 import { packContent } from './document-content.ts';
 import { documentInsert } from './document-insert.ts';
 import { voidReferencedDocuments } from './document-state.ts';
@@ -204,8 +204,8 @@ interface PersistInput {
  * cases need more in the same transaction and run that statement inside a Prisma transaction:
  * a note whose rules depend on other notes (it locks the documents it references and checks
  * them again, references.ts; a sandbox voiding note also voids its reference there), and a
- * folio stock that falls below the issuer's alert threshold. Either way all of it commits or
- * none of it does.
+ * folio stock under the issuer's alert threshold that this process has not checked at that
+ * level yet (folio-alerts.ts `stockCheckDue`). Either way all of it commits or none of it does.
  */
 async function persistDocument(
   ctx: AppContext,
@@ -237,7 +237,9 @@ async function persistDocument(
   const created = insert.document;
   const locks = input.references.lockIds.length > 0;
   const threshold = folioThreshold(issuer, doc.type, reservation.stock.lastRangeSize);
-  if (!locks && reservation.stock.available >= threshold) {
+  const stockAt = { issuerId: issuer.id, env, type: doc.type };
+  const stockCheck = stockCheckDue(ctx.db, stockAt, reservation.stock.available, threshold);
+  if (!locks && !stockCheck) {
     // Documents written while another write commits share the next commit (src/db/group-commit.ts).
     const rowCount = await commitTogether(
       ctx.db.pool,
@@ -246,7 +248,7 @@ async function persistDocument(
     if (rowCount !== 1) throw new LeaseLost();
     return { created, submissionId: insert.submissionId };
   }
-  return ctx.db.prisma.$transaction(
+  const { stock } = await ctx.db.prisma.$transaction(
     async (tx) => {
       // The rules that depend on other notes, again, with the referenced documents locked.
       const references = await recheckReferences(ctx, tx, issuer, env, doc, input.references);
@@ -255,11 +257,15 @@ async function persistDocument(
       // Sandbox: a voiding credit note voids at once (live waits for the SII's acceptance;
       // document-state.ts owns the rule and announces document.voided).
       if (references.voided && env === 'sandbox') await voidReferencedDocuments(ctx, tx, issuer.rut, created);
-      await checkFolioStock(tx, { issuer, env, type: doc.type, today: date, now });
-      return { created, submissionId: insert.submissionId };
+      return {
+        stock: stockCheck ? await checkFolioStock(tx, { issuer, env, type: doc.type, today: date, now }) : null,
+      };
     },
     { timeout: 30_000, maxWait: 30_000 },
   );
+  // Committed: later issues at this stock or lower have nothing new to announce.
+  if (stock !== null) stockChecked(ctx.db, stockAt, stock);
+  return { created, submissionId: insert.submissionId };
 }
 
 /** This request kept its reserved folio longer than its lease and another request took it. */
