@@ -131,7 +131,7 @@ export async function issueDocument(
     type: draft.type,
     today: compareDates(date, today) > 0 ? date : today,
   };
-  // A retry after a lost lease adds to the same stages.
+  // A retry after a lost lease adds its folio and signing time to the same stages.
   const timings: IssueTimings = { folio: 0, sign: 0, store: 0 };
   for (let attempt = 1; ; attempt++) {
     let mark = performance.now();
