@@ -1,7 +1,7 @@
 /**
  * `Server-Timing` (W3C Server Timing) of an issue answer: where the request's time went inside
  * Timbre, by stage, so a client that sees a slow answer can tell a folio wait from a signing queue
- * from a slow commit or a slow SII (README "Performance and scale-out"). Browsers show it in their
+ * from a slow commit or a slow SII (README "Issuing a document"). Browsers show it in their
  * network panel; `npm run bench` reads it to split the tail of its latency by stage.
  *
  *     Server-Timing: folio;dur=4.1, sign;dur=16.4, store;dur=9.2
