@@ -56,8 +56,8 @@ export interface LoadResult {
   stages?: StageSplit | null;
 }
 
-export const STAGE_NAMES = ['folio', 'sign', 'store'] as const;
-export type StageName = (typeof STAGE_NAMES)[number];
+const STAGE_NAMES = ['folio', 'sign', 'store'] as const;
+type StageName = (typeof STAGE_NAMES)[number];
 /** Milliseconds per stage; `rest` is the latency the stages do not account for (HTTP, validation, queues). */
 export type StageMs = Record<StageName | 'rest', number>;
 
@@ -65,8 +65,6 @@ export type StageMs = Record<StageName | 'rest', number>;
 export interface StageSplit {
   /** The median of each stage, over all answers. */
   p50: StageMs;
-  /** The 99th percentile of each stage, over all answers (not the same answers for each stage). */
-  p99: StageMs;
   /** The slowest 1 % of the answers by latency: their mean latency, and its mean split by stage. */
   slowest: StageMs & { latency: number };
 }
@@ -196,7 +194,9 @@ end
 -- Thread states: one connection each, so a response answers the last request sent.
 local queue, req, sent_at
 latencies, folios, failures, first_failure, first_start, last_end = {}, {}, 0, nil, nil, nil
-folio_ms, sign_ms, store_ms = {}, {}, {}
+-- One list per stage (<name>_ms): wrk copies a thread's flat tables, not nested ones.
+STAGES = { ${STAGE_NAMES.map(luaString).join(', ')} }
+for _, name in ipairs(STAGES) do _G[name .. "_ms"] = {} end
 
 function init(args)
   queue = ffi.cast("bench_queue *", queue_address)
@@ -231,9 +231,10 @@ function response(status, headers, body)
   local t = now_us()
   latencies[#latencies + 1] = (t - sent_at) / 1000
   local timing = headers["Server-Timing"] or headers["server-timing"]
-  folio_ms[#folio_ms + 1] = stage(timing, "folio")
-  sign_ms[#sign_ms + 1] = stage(timing, "sign")
-  store_ms[#store_ms + 1] = stage(timing, "store")
+  for _, name in ipairs(STAGES) do
+    local list = _G[name .. "_ms"]
+    list[#list + 1] = stage(timing, name)
+  end
   first_start = first_start or sent_at
   last_end = t
   local folio = status == 200 and body:match('"folio"%s*:%s*(%d+)')
@@ -255,6 +256,14 @@ local function json_numbers(xs, format)
   return "[" .. table.concat(out, ",") .. "]"
 end
 
+local function json_stages(thread)
+  local out = {}
+  for _, name in ipairs(STAGES) do
+    out[#out + 1] = json_string(name) .. ":" .. json_numbers(thread:get(name .. "_ms"), "%.1f")
+  end
+  return "{" .. table.concat(out, ",") .. "}"
+end
+
 function done(summary, latency, requests)
   for _, t in ipairs(threads) do
     local ff = t:get("first_failure")
@@ -264,9 +273,7 @@ function done(summary, latency, requests)
       ',"failures":', t:get("failures"),
       ',"firstFailure":', ff and json_string(ff) or "null",
       ',"latencies":', json_numbers(t:get("latencies"), "%.3f"),
-      ',"stages":{"folio":', json_numbers(t:get("folio_ms"), "%.1f"),
-      ',"sign":', json_numbers(t:get("sign_ms"), "%.1f"),
-      ',"store":', json_numbers(t:get("store_ms"), "%.1f"), "}",
+      ',"stages":', json_stages(t),
       ',"folios":', json_numbers(t:get("folios"), "%d"),
       "}\\n")
   end
@@ -402,21 +409,19 @@ export function stageSplit(threads: Pick<ThreadReport, 'latencies' | 'stages'>[]
   const timed = answers.filter((a) => a !== null);
   if (timed.length === 0) return null;
   const keys = [...STAGE_NAMES, 'rest'] as const;
-  const at = (p: number) =>
-    Object.fromEntries(
-      keys.map((k) => [
-        k,
-        percentile(
-          timed.map((a) => a[k]).sort((x, y) => x - y),
-          p,
-        ),
-      ]),
-    ) as StageMs;
+  const median = Object.fromEntries(
+    keys.map((k) => [
+      k,
+      percentile(
+        timed.map((a) => a[k]).sort((x, y) => x - y),
+        50,
+      ),
+    ]),
+  ) as StageMs;
   const slow = [...timed].sort((a, b) => b.latency - a.latency).slice(0, Math.max(1, Math.round(timed.length / 100)));
   const mean = (k: keyof (typeof slow)[number]) => slow.reduce((sum, a) => sum + a[k], 0) / slow.length;
   return {
-    p50: at(50),
-    p99: at(99),
+    p50: median,
     slowest: { latency: mean('latency'), ...(Object.fromEntries(keys.map((k) => [k, mean(k)])) as StageMs) },
   };
 }

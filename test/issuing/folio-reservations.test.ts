@@ -148,8 +148,12 @@ describe('folio reservations', () => {
          VALUES (gen_random_uuid(), $1::uuid, 'sandbox', 33, $2::uuid, 999999, gen_random_uuid(), now())`,
         [issuer.id, caf.id],
       );
-      const waited = new Promise<'waited'>((r) => setTimeout(() => r('waited'), 3000));
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<'waited'>((r) => {
+        timer = setTimeout(() => r('waited'), 3000);
+      });
       const reservation = await Promise.race([reserveFolio(t.ctx, input(issuer)), waited]);
+      clearTimeout(timer);
       expect(reservation, 'the reservation waited for the open write').not.toBe('waited');
       if (reservation !== 'waited') {
         expect(reservation.folio).toBe(1);
