@@ -16,6 +16,7 @@ const REDACT_PATHS = [
   '*.passwordEncrypted',
   '*.p12',
   '*.p12Encrypted',
+  '*.keyMaterialEncrypted',
   '*.privateKey',
   '*.privateKeyPem',
   '*.privateKeyEncrypted',

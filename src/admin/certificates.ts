@@ -2,11 +2,12 @@
  * `cert import`: the issuer's signing certificate (.p12). Parsed with node-forge, refused when
  * the password is wrong, there is no private key, it has expired or it lacks the holder RUT
  * (SII OID 1.3.6.1.4.1.8321.1, needed as RutEnvia / rutSender). Stored encrypted (.p12 and
- * password); the holder RUT and validity are kept in clear for queries.
+ * password, and the key and certificate as DER, which is what issuing loads: no PKCS#12 key
+ * derivation on every process start); the holder RUT and validity are kept in clear for queries.
  */
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
-import { assertUsableForImport, parsePkcs12 } from '../dte/certificate.ts';
+import { assertUsableForImport, parsePkcs12, sealableKeyMaterial } from '../dte/certificate.ts';
 import type { Certificate } from '../generated/prisma/client.ts';
 import { changing } from './changes.ts';
 import { findIssuerOrThrow } from './issuers.ts';
@@ -27,6 +28,7 @@ export async function importCertificate(
         kind: 'imported',
         p12Encrypted: new Uint8Array(secrets.seal(input.p12)),
         passwordEncrypted: new Uint8Array(secrets.seal(input.password)),
+        keyMaterialEncrypted: new Uint8Array(secrets.seal(sealableKeyMaterial(cert))),
         holderRut: cert.holderRut ?? '',
         subjectName: cert.subjectName,
         fingerprint: createHash('sha256').update(Buffer.from(cert.certDerBase64, 'base64')).digest('hex'),

@@ -134,12 +134,54 @@ export function parsePkcs12(p12: Buffer, password: string): SigningCertificate {
   const jwk = x509.publicKey.export({ format: 'jwk' });
   return {
     privateKey: createPrivateKey(forge.pki.privateKeyToPem(key)),
-    certPem,
+    certPem: x509.toString(),
     certDerBase64: Buffer.from(x509.raw).toString('base64'),
     modulusBase64: Buffer.from(jwk.n ?? '', 'base64url').toString('base64'),
     exponentBase64: Buffer.from(jwk.e ?? '', 'base64url').toString('base64'),
     holderRut: typeof rawAlt === 'string' ? holderRutFromAltNames(rawAlt) : null,
     subjectName: /(?:^|\n)CN=([^\n]*)/.exec(x509.subject)?.[1] ?? x509.subject,
+    notBefore: new Date(x509.validFrom),
+    notAfter: new Date(x509.validTo),
+  };
+}
+
+/**
+ * The key material issuing keeps of a certificate, to be sealed with the master key: the private
+ * key as PKCS#8 DER and the certificate as DER (JSON, base64), with the holder RUT and subject
+ * read from the .p12. `certificateFromKeyMaterial` reads it back with node:crypto alone: reading
+ * the .p12 again would mean PKCS#12's key derivation in JavaScript, ~110 ms per certificate on
+ * the event loop of every process that starts (migration 20261127190000_certificate_key_material).
+ */
+export function sealableKeyMaterial(cert: SigningCertificate): Buffer {
+  const material: KeyMaterialJson = {
+    key: cert.privateKey.export({ type: 'pkcs8', format: 'der' }).toString('base64'),
+    cert: cert.certDerBase64,
+    holderRut: cert.holderRut,
+    subjectName: cert.subjectName,
+  };
+  return Buffer.from(JSON.stringify(material), 'utf8');
+}
+
+interface KeyMaterialJson {
+  key: string;
+  cert: string;
+  holderRut: string | null;
+  subjectName: string;
+}
+
+/** The certificate as `parsePkcs12` returns it, from what `sealableKeyMaterial` wrote. */
+export function certificateFromKeyMaterial(plain: Buffer): SigningCertificate {
+  const m = JSON.parse(plain.toString('utf8')) as KeyMaterialJson;
+  const x509 = new X509Certificate(Buffer.from(m.cert, 'base64'));
+  const jwk = x509.publicKey.export({ format: 'jwk' });
+  return {
+    privateKey: createPrivateKey({ key: Buffer.from(m.key, 'base64'), format: 'der', type: 'pkcs8' }),
+    certPem: x509.toString(),
+    certDerBase64: Buffer.from(x509.raw).toString('base64'),
+    modulusBase64: Buffer.from(jwk.n ?? '', 'base64url').toString('base64'),
+    exponentBase64: Buffer.from(jwk.e ?? '', 'base64url').toString('base64'),
+    holderRut: m.holderRut,
+    subjectName: m.subjectName,
     notBefore: new Date(x509.validFrom),
     notAfter: new Date(x509.validTo),
   };

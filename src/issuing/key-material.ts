@@ -11,7 +11,13 @@ import { createHash, createPrivateKey, generateKeyPairSync, type KeyObject } fro
 import type { CafMaterial } from '../caches.ts';
 import type { AppContext } from '../context.ts';
 import { parseCaf } from '../dte/caf.ts';
-import { generateTestCertificate, parsePkcs12, type SigningCertificate } from '../dte/certificate.ts';
+import {
+  certificateFromKeyMaterial,
+  generateTestCertificate,
+  parsePkcs12,
+  type SigningCertificate,
+  sealableKeyMaterial,
+} from '../dte/certificate.ts';
 import { AppError } from '../errors.ts';
 import type { Caf, Certificate, Issuer } from '../generated/prisma/client.ts';
 
@@ -34,12 +40,30 @@ export async function cafMaterialById(ctx: AppContext, cafId: string): Promise<C
   return cafMaterial(ctx, await ctx.db.prisma.caf.findUniqueOrThrow({ where: { id: cafId } }));
 }
 
+/**
+ * A certificate's key and parts, from its sealed key material (node:crypto, well under a
+ * millisecond). A row written before that column existed has only its .p12: read once (PKCS#12's
+ * key derivation, ~110 ms of this thread), and the key material is written back for every
+ * process after this one.
+ */
 function certificateMaterial(ctx: AppContext, row: Certificate): SigningCertificate {
   const cached = ctx.caches.certificates.get(row.id);
   if (cached) return cached;
-  const p12 = ctx.db.secrets.open(row.p12Encrypted);
-  const password = ctx.db.secrets.open(row.passwordEncrypted).toString('utf8');
-  const cert = parsePkcs12(p12, password);
+  const { secrets } = ctx.db;
+  let cert: SigningCertificate;
+  if (row.keyMaterialEncrypted) {
+    cert = certificateFromKeyMaterial(secrets.open(row.keyMaterialEncrypted));
+  } else {
+    cert = parsePkcs12(secrets.open(row.p12Encrypted), secrets.open(row.passwordEncrypted).toString('utf8'));
+    ctx.db.pool
+      .query(
+        'UPDATE certificates SET key_material_encrypted = $1 WHERE id = $2::uuid AND key_material_encrypted IS NULL',
+        [secrets.seal(sealableKeyMaterial(cert)), row.id],
+      )
+      .catch((err: unknown) =>
+        ctx.log.warn({ err, certificate: row.id }, 'could not store a certificate key material'),
+      );
+  }
   ctx.caches.certificates.set(row.id, cert);
   return cert;
 }
@@ -158,6 +182,7 @@ async function sandboxCertificate(ctx: AppContext, issuer: Issuer): Promise<Cert
         kind: 'sandbox_generated',
         p12Encrypted: new Uint8Array(secrets.seal(p12)),
         passwordEncrypted: new Uint8Array(secrets.seal(password)),
+        keyMaterialEncrypted: new Uint8Array(secrets.seal(sealableKeyMaterial(parsed))),
         holderRut: parsed.holderRut ?? issuer.rut,
         subjectName: parsed.subjectName,
         fingerprint: createHash('sha256').update(Buffer.from(parsed.certDerBase64, 'base64')).digest('hex'),

@@ -20,6 +20,8 @@ it('the first start prints the demo issuer, its owner key and a curl line that w
   try {
     banner = await waitFor(() => /Try it:[\s\S]*curl .*\n/.exec(first.output())?.[0], { what: 'the banner' });
     expect(first.output()).toContain('Issuer RUT : 76086428-5');
+    // The signing worker boots with the server, not during the first document (src/server.ts).
+    await waitFor(() => first.output().includes('signing workers ready'), { what: 'the signing workers' });
     const key = /Owner key\s+: (timbre_[0-9A-Za-z]{40})/.exec(first.output())?.[1];
     expect(key).toBeDefined();
     expect(banner).toContain(`curl -H "Authorization: Bearer ${key}" http://localhost:3000/api/76086428-5/emisiones`);

@@ -63,6 +63,17 @@ describe('the signing pool', () => {
     expect(inWorker.stats()).toMatchObject({ workers: 1, tasks: 3 });
   });
 
+  it('start() boots every worker before the first document, which then goes to one of them', async () => {
+    const s = signer({ workers: 2 });
+    await s.start();
+    expect(s.stats()).toMatchObject({ workers: 2, tasks: 0 });
+    const r = ok(await s.sign({ doc: docOf(33, 6), timestamp: TSTED }, material(33)));
+    expect(xmlsecVerify(r.bytes).ok).toBe(true);
+    expect(s.stats()).toMatchObject({ workers: 2, tasks: 1 });
+    // In-process there is nothing to boot.
+    await signer({ workers: 0 }).start();
+  });
+
   it('hands a worker the next document while it signs one; a worker that dies fails only the one it was signing', async () => {
     const dispatched: Worker[] = [];
     let kill = false;

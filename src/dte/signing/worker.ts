@@ -11,8 +11,11 @@ export type ToWorker =
   | { type: 'forget'; id: string }
   | { type: 'sign'; id: number; input: StageInput; certId: string; cafId: string };
 
-/** A task's result, or the message of what was thrown (a Timbre bug: the request fails with a 500). */
-export type FromWorker = { id: number; result: StageResult } | { id: number; error: string };
+/**
+ * A task's result, or the message of what was thrown (a Timbre bug: the request fails with a
+ * 500); `ready` once, when the worker has booted and compiled the DTE schema.
+ */
+export type FromWorker = { id: number; result: StageResult } | { id: number; error: string } | { type: 'ready' };
 
 const store = new KeyStore();
 
@@ -32,3 +35,4 @@ parentPort?.on('message', (m: ToWorker) => {
 
 // Compile the DTE schema now, while the worker waits for its first task, not during it.
 validateXml(Buffer.from('<DTE/>'), 'DTE_v10.xsd');
+parentPort?.postMessage({ type: 'ready' } satisfies FromWorker);
