@@ -104,6 +104,20 @@ function pfxFromDer(p12: Buffer, password: string): forge.pkcs12.Pkcs12Pfx {
   }
 }
 
+/** What a signer uses of a certificate, read from it by node:crypto. */
+function certificateParts(x509: X509Certificate): Omit<SigningCertificate, 'privateKey' | 'holderRut'> {
+  const jwk = x509.publicKey.export({ format: 'jwk' });
+  return {
+    certPem: x509.toString(),
+    certDerBase64: Buffer.from(x509.raw).toString('base64'),
+    modulusBase64: Buffer.from(jwk.n ?? '', 'base64url').toString('base64'),
+    exponentBase64: Buffer.from(jwk.e ?? '', 'base64url').toString('base64'),
+    subjectName: /(?:^|\n)CN=([^\n]*)/.exec(x509.subject)?.[1] ?? x509.subject,
+    notBefore: new Date(x509.validFrom),
+    notAfter: new Date(x509.validTo),
+  };
+}
+
 /** Reads a .p12: the private key and the certificate that belongs to it (CA p12s carry the chain). */
 export function parsePkcs12(p12: Buffer, password: string): SigningCertificate {
   let pfx: forge.pkcs12.Pkcs12Pfx;
@@ -131,17 +145,10 @@ export function parsePkcs12(p12: Buffer, password: string): SigningCertificate {
   const x509 = new X509Certificate(certPem);
   const altNames = cert.extensions.find((e) => e.name === 'subjectAltName' || e.id === '2.5.29.17');
   const rawAlt = (altNames as { value?: string } | undefined)?.value;
-  const jwk = x509.publicKey.export({ format: 'jwk' });
   return {
+    ...certificateParts(x509),
     privateKey: createPrivateKey(forge.pki.privateKeyToPem(key)),
-    certPem: x509.toString(),
-    certDerBase64: Buffer.from(x509.raw).toString('base64'),
-    modulusBase64: Buffer.from(jwk.n ?? '', 'base64url').toString('base64'),
-    exponentBase64: Buffer.from(jwk.e ?? '', 'base64url').toString('base64'),
     holderRut: typeof rawAlt === 'string' ? holderRutFromAltNames(rawAlt) : null,
-    subjectName: /(?:^|\n)CN=([^\n]*)/.exec(x509.subject)?.[1] ?? x509.subject,
-    notBefore: new Date(x509.validFrom),
-    notAfter: new Date(x509.validTo),
   };
 }
 
@@ -172,18 +179,11 @@ interface KeyMaterialJson {
 /** The certificate as `parsePkcs12` returns it, from what `sealableKeyMaterial` wrote. */
 export function certificateFromKeyMaterial(plain: Buffer): SigningCertificate {
   const m = JSON.parse(plain.toString('utf8')) as KeyMaterialJson;
-  const x509 = new X509Certificate(Buffer.from(m.cert, 'base64'));
-  const jwk = x509.publicKey.export({ format: 'jwk' });
   return {
+    ...certificateParts(new X509Certificate(Buffer.from(m.cert, 'base64'))),
     privateKey: createPrivateKey({ key: Buffer.from(m.key, 'base64'), format: 'der', type: 'pkcs8' }),
-    certPem: x509.toString(),
-    certDerBase64: Buffer.from(x509.raw).toString('base64'),
-    modulusBase64: Buffer.from(jwk.n ?? '', 'base64url').toString('base64'),
-    exponentBase64: Buffer.from(jwk.e ?? '', 'base64url').toString('base64'),
     holderRut: m.holderRut,
     subjectName: m.subjectName,
-    notBefore: new Date(x509.validFrom),
-    notAfter: new Date(x509.validTo),
   };
 }
 
@@ -210,9 +210,14 @@ export interface TestCertificateInput {
 /**
  * A .p12 shaped like a Chilean signing certificate (RSA 2048, SHA-256, holder RUT in the
  * SubjectAltName otherName of the SII): sandbox issuers sign with one, tests build them.
- * The password is random and returned with it.
+ * The password is random and returned with it, and so is the certificate as `parsePkcs12`
+ * would read it (reading the .p12 back would cost its key derivation again, ~110 ms).
  */
-export function generateTestCertificate(input: TestCertificateInput): { p12: Buffer; password: string } {
+export function generateTestCertificate(input: TestCertificateInput): {
+  p12: Buffer;
+  password: string;
+  cert: SigningCertificate;
+} {
   const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const privateKey = forge.pki.privateKeyFromPem(pair.privateKey.export({ type: 'pkcs1', format: 'pem' }) as string);
   const publicKey = forge.pki.publicKeyFromPem(pair.publicKey.export({ type: 'spki', format: 'pem' }) as string);
@@ -252,5 +257,14 @@ export function generateTestCertificate(input: TestCertificateInput): { p12: Buf
   }
   const password = input.password ?? randomBytes(18).toString('base64url');
   const asn1 = forge.pkcs12.toPkcs12Asn1(privateKey, [cert], password, { algorithm: '3des' });
-  return { p12: Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary'), password };
+  const der = Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes(), 'binary');
+  return {
+    p12: Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary'),
+    password,
+    cert: {
+      ...certificateParts(new X509Certificate(der)),
+      privateKey: pair.privateKey,
+      holderRut: normalizeRut(input.holderRut),
+    },
+  };
 }

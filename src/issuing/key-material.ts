@@ -162,13 +162,16 @@ async function sandboxCertificate(ctx: AppContext, issuer: Issuer): Promise<Cert
     });
   const existing = await find();
   if (existing) return existing;
-  const { p12, password } = generateTestCertificate({
+  const {
+    p12,
+    password,
+    cert: parsed,
+  } = generateTestCertificate({
     holderRut: issuer.rut,
     name: `${issuer.name} (SANDBOX)`.slice(0, 64),
     notBefore: new Date(now.getTime() - 24 * 3600 * 1000),
     validDays: 3 * 365,
   });
-  const parsed = parsePkcs12(p12, password);
   return prisma.$transaction(async (tx) => {
     // One generator per issuer even when many requests arrive at once.
     await tx.$queryRaw`SELECT id FROM issuers WHERE id = ${issuer.id}::uuid FOR UPDATE`;

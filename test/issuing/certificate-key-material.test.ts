@@ -29,6 +29,11 @@ function comparable(c: SigningCertificate) {
 }
 
 describe('the sealed key material', () => {
+  it('a generated certificate comes with what reading its .p12 gives (a sandbox issuer does not read it back)', () => {
+    const generated = generateTestCertificate({ holderRut: '13185095-6', name: 'FIRMANTE ÑANDÚ', validDays: 30 });
+    expect(comparable(generated.cert)).toEqual(comparable(parsePkcs12(generated.p12, generated.password)));
+  });
+
   it('reads back as the .p12 reads, for a CA-style .p12 (OpenSSL 3, AES) and a generated one', () => {
     const files = [
       { p12: readFileSync(fixturePath('p12', 'openssl3-aes-valid-padding.p12')), password: 'clave secreta ñ' },
