@@ -7,7 +7,15 @@
  * SubjectAltName as an otherName with the SII's OID 1.3.6.1.4.1.8321.1 (docs/sii-reference.md §1): it is
  * the `RutEnvia` of envelopes and the `rutSender` of uploads.
  */
-import { createPrivateKey, generateKeyPairSync, type KeyObject, randomBytes, X509Certificate } from 'node:crypto';
+import {
+  createPrivateKey,
+  generateKeyPair,
+  generateKeyPairSync,
+  type KeyObject,
+  randomBytes,
+  sign,
+  X509Certificate,
+} from 'node:crypto';
 import forge from 'node-forge';
 import { AppError } from '../errors.ts';
 import { normalizeRut } from './rut.ts';
@@ -207,22 +215,44 @@ export interface TestCertificateInput {
   password?: string;
 }
 
-/**
- * A .p12 shaped like a Chilean signing certificate (RSA 2048, SHA-256, holder RUT in the
- * SubjectAltName otherName of the SII): sandbox issuers sign with one, tests build them.
- * The password is random and returned with it, and so is the certificate as `parsePkcs12`
- * would read it (reading the .p12 back would cost its key derivation again, ~110 ms).
- */
-export function generateTestCertificate(input: TestCertificateInput): {
+/** A generated test certificate: the .p12, its password, and what `parsePkcs12` would read of it. */
+export interface TestCertificate {
   p12: Buffer;
   password: string;
   cert: SigningCertificate;
-} {
-  const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const privateKey = forge.pki.privateKeyFromPem(pair.privateKey.export({ type: 'pkcs1', format: 'pem' }) as string);
-  const publicKey = forge.pki.publicKeyFromPem(pair.publicKey.export({ type: 'spki', format: 'pem' }) as string);
+}
+
+/**
+ * A .p12 shaped like a Chilean signing certificate (RSA 2048, SHA-256, holder RUT in the
+ * SubjectAltName otherName of the SII): tests and the simulator build them. The password is
+ * random and returned with it, and so is the certificate as `parsePkcs12` would read it (reading
+ * the .p12 back would cost its key derivation again, ~110 ms).
+ */
+export function generateTestCertificate(input: TestCertificateInput): TestCertificate {
+  return testCertificateWithKey(input, generateKeyPairSync('rsa', { modulusLength: 2048 }));
+}
+
+/**
+ * The same, for a running server (a sandbox issuer's first document): the RSA key pair is
+ * generated on libuv's thread pool, and the certificate is signed by node:crypto, so the event
+ * loop is held 35–100 ms (node-forge: the .p12 and its key derivation) instead of 210–580 ms
+ * (measured: the prime search alone 190–490 ms, node-forge's JavaScript RSA 40–130 ms).
+ */
+export async function generateTestCertificateAsync(input: TestCertificateInput): Promise<TestCertificate> {
+  const pair = await new Promise<{ privateKey: KeyObject; publicKey: KeyObject }>((resolve, reject) =>
+    generateKeyPair('rsa', { modulusLength: 2048 }, (err, publicKey, privateKey) =>
+      err ? reject(err) : resolve({ publicKey, privateKey }),
+    ),
+  );
+  return testCertificateWithKey(input, pair);
+}
+
+function testCertificateWithKey(
+  input: TestCertificateInput,
+  pair: { privateKey: KeyObject; publicKey: KeyObject },
+): TestCertificate {
   const cert = forge.pki.createCertificate();
-  cert.publicKey = publicKey;
+  cert.publicKey = forge.pki.publicKeyFromPem(pair.publicKey.export({ type: 'spki', format: 'pem' }) as string);
   cert.serialNumber = `01${randomBytes(8).toString('hex')}`;
   const notBefore = input.notBefore ?? new Date(Date.now() - 60_000);
   cert.validity.notBefore = notBefore;
@@ -245,17 +275,24 @@ export function generateTestCertificate(input: TestCertificateInput): {
     { name: 'keyUsage', digitalSignature: true, nonRepudiation: true, keyEncipherment: true },
     { id: '2.5.29.17', name: 'subjectAltName', value: a.create(a.Class.UNIVERSAL, a.Type.SEQUENCE, true, [otherName]) },
   ]);
-  if (input.issuer) {
-    cert.setIssuer(forge.pki.certificateFromPem(input.issuer.certPem).subject.attributes);
-    cert.sign(
-      forge.pki.privateKeyFromPem(input.issuer.key.export({ type: 'pkcs1', format: 'pem' }) as string),
-      forge.md.sha256.create(),
-    );
-  } else {
-    cert.setIssuer(subject as forge.pki.CertificateField[]);
-    cert.sign(privateKey, forge.md.sha256.create());
-  }
+  cert.setIssuer(
+    input.issuer
+      ? forge.pki.certificateFromPem(input.issuer.certPem).subject.attributes
+      : (subject as forge.pki.CertificateField[]),
+  );
+  // What forge's `cert.sign` does, with the RSA signature made by node:crypto (native) instead
+  // of forge's JavaScript: the algorithm in both places, the TBSCertificate, its signature.
+  const algorithm = forge.pki.oids.sha256WithRSAEncryption!;
+  cert.signatureOid = algorithm;
+  cert.siginfo.algorithmOid = algorithm;
+  // (getTBSCertificate is public in node-forge, missing from its type definitions.)
+  const pki = forge.pki as typeof forge.pki & { getTBSCertificate(c: forge.pki.Certificate): forge.asn1.Asn1 };
+  cert.tbsCertificate = pki.getTBSCertificate(cert);
+  const tbs = Buffer.from(forge.asn1.toDer(cert.tbsCertificate).getBytes(), 'binary');
+  cert.signature = sign('sha256', tbs, input.issuer?.key ?? pair.privateKey).toString('binary');
+
   const password = input.password ?? randomBytes(18).toString('base64url');
+  const privateKey = forge.pki.privateKeyFromPem(pair.privateKey.export({ type: 'pkcs1', format: 'pem' }) as string);
   const asn1 = forge.pkcs12.toPkcs12Asn1(privateKey, [cert], password, { algorithm: '3des' });
   const der = Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes(), 'binary');
   return {

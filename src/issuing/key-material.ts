@@ -13,7 +13,7 @@ import type { AppContext } from '../context.ts';
 import { parseCaf } from '../dte/caf.ts';
 import {
   certificateFromKeyMaterial,
-  generateTestCertificate,
+  generateTestCertificateAsync,
   parsePkcs12,
   type SigningCertificate,
   sealableKeyMaterial,
@@ -166,7 +166,7 @@ async function sandboxCertificate(ctx: AppContext, issuer: Issuer): Promise<Cert
     p12,
     password,
     cert: parsed,
-  } = generateTestCertificate({
+  } = await generateTestCertificateAsync({
     holderRut: issuer.rut,
     name: `${issuer.name} (SANDBOX)`.slice(0, 64),
     notBefore: new Date(now.getTime() - 24 * 3600 * 1000),

@@ -5,12 +5,14 @@
  * (src/issuing/key-material.ts, migration 20261127190000_certificate_key_material). Rows written
  * before the column existed get it from their .p12 the first time a process loads them.
  */
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { importCertificate } from '../../src/admin/certificates.ts';
 import {
   certificateFromKeyMaterial,
   generateTestCertificate,
+  generateTestCertificateAsync,
   parsePkcs12,
   type SigningCertificate,
   sealableKeyMaterial,
@@ -29,9 +31,13 @@ function comparable(c: SigningCertificate) {
 }
 
 describe('the sealed key material', () => {
-  it('a generated certificate comes with what reading its .p12 gives (a sandbox issuer does not read it back)', () => {
-    const generated = generateTestCertificate({ holderRut: '13185095-6', name: 'FIRMANTE ÑANDÚ', validDays: 30 });
-    expect(comparable(generated.cert)).toEqual(comparable(parsePkcs12(generated.p12, generated.password)));
+  it('a generated certificate comes with what reading its .p12 gives (a sandbox issuer does not read it back)', async () => {
+    const input = { holderRut: '13185095-6', name: 'FIRMANTE ÑANDÚ', validDays: 30 };
+    for (const generated of [generateTestCertificate(input), await generateTestCertificateAsync(input)]) {
+      expect(comparable(generated.cert)).toEqual(comparable(parsePkcs12(generated.p12, generated.password)));
+      const x509 = new X509Certificate(Buffer.from(generated.cert.certDerBase64, 'base64'));
+      expect(x509.verify(x509.publicKey)).toBe(true);
+    }
   });
 
   it('reads back as the .p12 reads, for a CA-style .p12 (OpenSSL 3, AES) and a generated one', () => {
