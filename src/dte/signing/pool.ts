@@ -47,7 +47,8 @@ export interface Signer {
   /**
    * Starts the worker threads now instead of on the first document, and resolves once each has
    * booted and compiled the DTE schema (about 0.3–0.4 s of a worker's start that the first
-   * document after a start would otherwise wait for). With `workers: 0` there is nothing to start.
+   * document after a start would otherwise wait for); rejects when one stopped while starting.
+   * With `workers: 0` there is nothing to start.
    */
   start(): Promise<void>;
   /** Runs the signing stage; rejects only when the stage could not run (worker died, bug). */
@@ -137,8 +138,8 @@ interface Pending {
 
 interface Slot {
   worker: Worker;
-  /** Settles when the worker has booted (its `ready` message), or has died before. */
-  ready: Promise<void>;
+  /** True when the worker has booted (its `ready` message), false when it stopped before. */
+  ready: Promise<boolean>;
   /** Documents handed to the worker, in the order it signs them (the first is being signed). */
   inFlight: Pending[];
   keys: KeyTracker;
@@ -218,14 +219,15 @@ function workerSigner(opts: SignerOptions): Signer {
 
   function spawn(): Slot {
     const worker = startWorker();
-    const ready = new Promise<void>((resolve) => {
-      worker.once('exit', () => resolve());
-      worker.on('message', (m: FromWorker) => 'type' in m && resolve());
+    let booted: (ok: boolean) => void = () => {};
+    const ready = new Promise<boolean>((resolve) => {
+      booted = resolve;
     });
+    worker.once('exit', () => booted(false));
     const slot: Slot = { worker, ready, inFlight: [], keys: new KeyTracker(opts.maxKeys ?? MAX_KEYS) };
     slot.worker.unref();
     slot.worker.on('message', (reply: FromWorker) => {
-      if ('type' in reply) return;
+      if ('type' in reply) return booted(true);
       // Answers come in the order the documents were sent.
       const pending = slot.inFlight[0]?.task.id === reply.id ? slot.inFlight.shift() : undefined;
       if (slot.inFlight.length === 0) slot.worker.unref();
@@ -282,7 +284,9 @@ function workerSigner(opts: SignerOptions): Signer {
   return {
     async start() {
       while (!closed && slots.length < opts.workers) spawn();
-      await Promise.all(slots.map((s) => s.ready));
+      const booted = await Promise.all(slots.map((s) => s.ready));
+      // A worker that died booting is replaced by the next document (as after any crash).
+      if (!booted.every(Boolean)) throw new Error('a signing worker stopped while starting');
     },
     sign(input, keys) {
       if (closed) return Promise.reject(new Error('the signer is closed'));
