@@ -21,13 +21,7 @@ import type { Issuer, Prisma, ReceivedDocument, ReceivedEnvelope } from '../gene
 import { searchable } from '../events/document-view.ts';
 import { recordEvent } from '../events/record.ts';
 import { signingCertificate } from '../issuing/key-material.ts';
-import {
-  type CheckContext,
-  type CheckResult,
-  checkReceived,
-  type DocumentOutcome,
-  type EnvelopeOutcome,
-} from './checks.ts';
+import type { CheckContext, CheckResult, DocumentOutcome, EnvelopeOutcome } from './checks.ts';
 import { ESTADO_RECEP_DTE, ESTADO_RECEP_ENV } from './codes.ts';
 import { answerAddress, answersByEmail, queueAnswerEmail } from './answer-email.ts';
 import { initialClock } from './reception-clock.ts';
@@ -135,14 +129,14 @@ export async function receiveEnvelope(ctx: AppContext, issuer: Issuer, input: Re
     trustedCafKeys: keys,
     ...lookups(db),
   });
-  const first = await checkReceived(input.bytes, checkContext(ctx.db.prisma));
+  const first = await ctx.receiveChecker.check(input.bytes, checkContext(ctx.db.prisma));
 
   const { envelope, stored } = await ctx.db.prisma.$transaction(
     async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`received:${issuer.id}`}, 0))`;
       const outcome = (await stillUnseen(first, lookups(tx)))
         ? first
-        : await checkReceived(input.bytes, checkContext(tx));
+        : await ctx.receiveChecker.check(input.bytes, checkContext(tx));
       const fileName = cleanFileName(input.fileName, outcome.sha256);
       let envelope = await tx.receivedEnvelope.create({
         data: {

@@ -7,7 +7,8 @@
  * In development and tests the worker is the TypeScript file, loaded through tsx (a runtime
  * dependency); the built service runs the compiled `.js` next to this module.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../../worker-thread.ts';
 import type { PdfFormat, PrintedDocument } from './index.ts';
 import type { RenderResult, RenderTask } from './worker.ts';
 
@@ -37,13 +38,9 @@ interface Slot {
   busy: Pending | null;
 }
 
-/** A worker running pdf-worker: the compiled `.js`, or the `.ts` through tsx's loader. */
+/** A worker running pdf-worker (src/worker-thread.ts). */
 function startWorker(): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./worker.js', import.meta.url));
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./worker.ts', import.meta.url).href;
-  const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(boot, { eval: true });
+  return startModuleWorker(import.meta.url, './worker');
 }
 
 export function createPdfRenderer(opts: { concurrency: number }): PdfRenderer {

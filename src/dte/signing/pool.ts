@@ -21,7 +21,8 @@
  * through tsx in development and tests, the compiled `.js` in `dist/`.
  */
 import { createHash, type KeyObject } from 'node:crypto';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../../worker-thread.ts';
 import type { Caf } from '../caf.ts';
 import type { SignatureKey } from '../xmldsig.ts';
 import { type KeyPayload, KeyStore, type StageInput, type StageResult, signStage } from './stage.ts';
@@ -155,20 +156,15 @@ const WORKER_DEPTH = 2;
 /** Old-generation heap of a compiled signing worker, MB. */
 const WORKER_HEAP_MB = 64;
 
-/** A worker running worker.ts: the compiled `.js`, or the `.ts` through tsx's loader. */
+/** A worker running worker.ts (src/worker-thread.ts). */
 function startWorker(): Worker {
   // A worker holds keys and libxml2 (whose memory is outside the JS heap), not documents: its
   // heap is capped well below the main thread's, so the instance keeps to its memory budget
   // (a worker past the cap dies, and only its document fails: see the crash handling below).
-  if (!import.meta.url.endsWith('.ts')) {
-    return new Worker(new URL('./worker.js', import.meta.url), {
-      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: 8 },
-    });
-  }
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./worker.ts', import.meta.url).href;
-  const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(boot, { eval: true });
+  return startModuleWorker(import.meta.url, './worker', {
+    maxOldGenerationSizeMb: WORKER_HEAP_MB,
+    maxYoungGenerationSizeMb: 8,
+  });
 }
 
 function fromWorker(reply: Exclude<FromWorker, { type: 'ready' }>): StageResult | Error {

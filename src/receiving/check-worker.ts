@@ -1,0 +1,68 @@
+/**
+ * The worker thread of the received-envelope checker (check-pool.ts): runs `checkReceived` on
+ * the bytes it is sent, asking the main thread each duplicate lookup (the database is there),
+ * and answers the outcome. Several checks may be in flight; each waits only for its own lookups.
+ */
+import { parentPort } from 'node:worker_threads';
+import { validateXml } from '../dte/xsd.ts';
+import type { TrustedCafKey } from '../dte/caf.ts';
+import { type CheckContext, checkReceived, type EnvelopeOutcome } from './checks.ts';
+
+/** A duplicate lookup the worker asks the main thread. */
+export type Lookup =
+  | { kind: 'file'; sha256: string }
+  | { kind: 'document'; issuerRut: string; type: number; folio: number };
+
+export type ToCheckWorker =
+  | { type: 'check'; id: number; bytes: Uint8Array; receiverRut: string; trustedCafKeys: readonly TrustedCafKey[] }
+  | { type: 'seen'; id: number; q: number; seen: boolean }
+  | { type: 'lookup_failed'; id: number; q: number };
+
+export type FromCheckWorker =
+  | { type: 'ask'; id: number; q: number; lookup: Lookup }
+  | { type: 'done'; id: number; outcome: EnvelopeOutcome }
+  | { type: 'error'; id: number; error: string };
+
+const port = parentPort;
+const waiting = new Map<string, { resolve(seen: boolean): void; reject(err: Error): void }>();
+let nextQ = 1;
+
+function ask(id: number, lookup: Lookup): Promise<boolean> {
+  const q = nextQ++;
+  return new Promise<boolean>((resolve, reject) => {
+    waiting.set(`${id}:${q}`, { resolve, reject });
+    port?.postMessage({ type: 'ask', id, q, lookup } satisfies FromCheckWorker);
+  });
+}
+
+async function run(m: Extract<ToCheckWorker, { type: 'check' }>): Promise<void> {
+  const ctx: CheckContext = {
+    receiverRut: m.receiverRut,
+    trustedCafKeys: m.trustedCafKeys,
+    seenFile: (sha256) => ask(m.id, { kind: 'file', sha256 }),
+    seenDocument: (issuerRut, type, folio) => ask(m.id, { kind: 'document', issuerRut, type, folio }),
+  };
+  let reply: FromCheckWorker;
+  try {
+    const bytes = Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength);
+    reply = { type: 'done', id: m.id, outcome: await checkReceived(bytes, ctx) };
+  } catch (err) {
+    reply = { type: 'error', id: m.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+  }
+  port?.postMessage(reply);
+}
+
+port?.on('message', (m: ToCheckWorker) => {
+  if (m.type === 'check') {
+    void run(m);
+    return;
+  }
+  const key = `${m.id}:${m.q}`;
+  const w = waiting.get(key);
+  waiting.delete(key);
+  if (m.type === 'seen') w?.resolve(m.seen);
+  else w?.reject(new Error('the lookup failed on the main thread'));
+});
+
+// Compile the envelope schema now, not during the first check.
+validateXml(Buffer.from('<EnvioDTE/>'), 'EnvioDTE_v10.xsd');

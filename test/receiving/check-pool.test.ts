@@ -1,0 +1,96 @@
+/**
+ * The checks of a received envelope run in a worker thread (src/receiving/check-pool.ts), so a
+ * supplier's large envelope does not hold the event loop: the outcome is the one the checks give
+ * on the caller's thread, duplicates are still asked of the caller's database handle (in the same
+ * order), a failed lookup fails the check with its own error, and checks in flight together each
+ * get their own outcome. (Measured, not timed here: a 300-DTE envelope held the event loop 636 ms
+ * in one piece before, 9 ms at most now; BENCHMARKS.md.)
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { trustedCafKeys } from '../../src/admin/cafs.ts';
+import { createReceiveChecker, type ReceiveChecker } from '../../src/receiving/check-pool.ts';
+import type { CheckContext } from '../../src/receiving/checks.ts';
+import { closeAfterApps } from '../helpers/app.ts';
+import { replaceOnce } from '../helpers/dte-pipeline.ts';
+import { type Supplier, standInSupplier } from '../helpers/supplier.ts';
+
+const RECEIVER = '76354771-K';
+let supplier: Supplier;
+
+beforeAll(() => {
+  supplier = standInSupplier();
+});
+
+/** A checker closed after this file's tests. */
+function checker(workers: number): ReceiveChecker {
+  const c = createReceiveChecker({ workers });
+  closeAfterApps(() => c.close());
+  return c;
+}
+
+function context(
+  seen: { files?: readonly string[]; documents?: readonly number[] } = {},
+): CheckContext & { asked: string[] } {
+  const asked: string[] = [];
+  return {
+    asked,
+    receiverRut: RECEIVER,
+    trustedCafKeys: trustedCafKeys(supplier.siiPublicKeyPem),
+    seenFile: async (sha256) => {
+      asked.push(`file ${sha256.slice(0, 8)}`);
+      return seen.files?.includes(sha256) ?? false;
+    },
+    seenDocument: async (issuerRut, type, folio) => {
+      asked.push(`document ${issuerRut} ${type} ${folio}`);
+      return seen.documents?.includes(folio) ?? false;
+    },
+  };
+}
+
+describe('the received-envelope checker', () => {
+  it('gives in a worker the outcome the checks give on the event loop, byte for byte', async () => {
+    const inWorker = checker(1);
+    const inProcess = checker(0);
+    const good = supplier.envelope(RECEIVER, [supplier.dte(RECEIVER, 31), supplier.dte(RECEIVER, 32)]);
+    // A DTE altered after signing (its signature no longer verifies), and an already received one.
+    const altered = replaceOnce(supplier.dte(RECEIVER, 34), '<Folio>34</Folio>', '<Folio>35</Folio>');
+    const mixed = supplier.envelope(RECEIVER, [altered, supplier.dte(RECEIVER, 33)]);
+    for (const [bytes, seen] of [
+      [good, {}],
+      [mixed, { documents: [33] }],
+    ] as const) {
+      const a = context(seen);
+      const b = context(seen);
+      const fromWorker = await inWorker.check(bytes, a);
+      const onLoop = await inProcess.check(bytes, b);
+      expect(fromWorker).toEqual(onLoop);
+      expect(a.asked).toEqual(b.asked);
+      for (const d of fromWorker.documents) expect(Buffer.isBuffer(d.bytes)).toBe(true);
+    }
+    expect(inWorker.stats().workerChecks).toBe(2);
+    const mixedOutcome = await inWorker.check(mixed, context({ documents: [33] }));
+    expect(mixedOutcome.documents.map((d) => d.reason === null)).toEqual([false, false]);
+  });
+
+  it('a lookup that throws fails the check with its error; the next check is fine', async () => {
+    const c = checker(1);
+    const bytes = supplier.envelope(RECEIVER, [supplier.dte(RECEIVER, 41)]);
+    const failing = {
+      ...context(),
+      seenDocument: async () => {
+        throw new Error('connection lost');
+      },
+    };
+    await expect(c.check(bytes, failing)).rejects.toThrow('connection lost');
+    const outcome = await c.check(bytes, context());
+    expect(outcome.documents).toHaveLength(1);
+    expect(outcome.documents[0]!.reason).toBeNull();
+  });
+
+  it('many checks at once each get their own outcome', async () => {
+    const c = checker(1);
+    const envelopes = [51, 52, 53, 54, 55].map((folio) => supplier.envelope(RECEIVER, [supplier.dte(RECEIVER, folio)]));
+    const outcomes = await Promise.all(envelopes.map((bytes) => c.check(bytes, context())));
+    expect(outcomes.map((o) => o.documents[0]!.dte?.folio)).toEqual([51, 52, 53, 54, 55]);
+  });
+});
