@@ -3,7 +3,8 @@
  * each DTE's signature, the TEDs) off the event loop, in one worker thread started on first use.
  * On the event loop a 300-DTE envelope (1.8 MB) held it for 636 ms in one piece and a 10-DTE
  * one for ~65 ms in pieces of up to 27 ms, during which the instance answered nothing else (its
- * issues included); the largest envelope accepted (10 MB) would have held it for seconds.
+ * issues included); the largest envelope accepted (10 MB) would have held it for seconds. Now
+ * the event loop only copies the outcome back: 6–9 ms, 61 ms for 1600 DTEs in 9.8 MB.
  *
  * The worker asks the duplicate lookups (`seenFile`, `seenDocument`) back: they run here, on the
  * caller's database handle (a transaction's, when the caller checks again under its lock), so
