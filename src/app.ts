@@ -51,7 +51,6 @@ import { previewRoute } from './http/routes/preview.ts';
 import { startJobs } from './jobs.ts';
 import { createPdfRenderer } from './dte/pdf/renderer.ts';
 import { createSigner } from './dte/signing/pool.ts';
-import { createReceiveChecker } from './receiving/check-pool.ts';
 import { dashboard } from './web/index.ts';
 import { loggerOptions } from './logger.ts';
 import { createSiiClient } from './sii/client.ts';
@@ -113,12 +112,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     jobs: null,
     pdf: createPdfRenderer({ concurrency: opts.config.PDF_RENDER_CONCURRENCY }),
     signer: createSigner({ workers: opts.config.SIGN_WORKERS }),
-    receiveChecker: createReceiveChecker({ workers: opts.config.SIGN_WORKERS > 0 ? 1 : 0 }),
   };
   app.decorate('ctx', ctx);
   app.addHook('onClose', async () => ctx.pdf.close());
   app.addHook('onClose', async () => ctx.signer.close());
-  app.addHook('onClose', async () => ctx.receiveChecker.close());
   // Background jobs start with the app (none when JOBS_ENABLED is false: other instances find
   // its work in the database) and stop before the database closes.
   // The operator change feed (LISTEN/NOTIFY) keeps the caches true to what the CLI or another

@@ -30,7 +30,6 @@ import { randomBytes } from 'node:crypto';
 import { dateOfInstantInSantiago } from './dte/chile-time.ts';
 import { createPdfRenderer } from './dte/pdf/renderer.ts';
 import { createSigner } from './dte/signing/pool.ts';
-import { createReceiveChecker } from './receiving/check-pool.ts';
 import { AppError } from './errors.ts';
 import { loggerOptions } from './logger.ts';
 import {
@@ -532,7 +531,6 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       pdf: createPdfRenderer({ concurrency: 1 }),
       // The CLI signs a few documents at most: on its own thread.
       signer: createSigner({ workers: 0 }),
-      receiveChecker: createReceiveChecker({ workers: 0 }),
     };
     const out = await run(ctx, command, flags, io);
     io.stdout(flags.json ? `${JSON.stringify(out.json)}\n` : `${out.human}\n`);

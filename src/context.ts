@@ -8,7 +8,6 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { PdfRenderer } from './dte/pdf/renderer.ts';
 import type { Signer } from './dte/signing/pool.ts';
-import type { ReceiveChecker } from './receiving/check-pool.ts';
 import type { SiiClient } from './sii/types.ts';
 
 export type Clock = () => Date;
@@ -45,9 +44,4 @@ export interface AppContext {
    * threads, or on the event loop when 0; workers start on first use.
    */
   signer: Signer;
-  /**
-   * The checks of received envelopes (src/receiving/check-pool.ts) in a worker thread when
-   * SIGN_WORKERS > 0, started on first use; on the caller's thread when 0.
-   */
-  receiveChecker: ReceiveChecker;
 }

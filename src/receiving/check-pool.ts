@@ -12,9 +12,13 @@
  * the check with that error. A worker that dies fails the checks it was running; the next check
  * starts a new one. With `workers: 0` (the CLI, SIGN_WORKERS=0) the checks run on the caller's
  * thread.
+ *
+ * The process shares one checker (`receiveChecker`): it holds no database or app state (each
+ * check brings its lookups), and its worker is unreferenced while idle, so it never keeps a
+ * process alive and needs no closing with the app.
  */
 import type { Worker } from 'node:worker_threads';
-import { startModuleWorker } from '../worker-thread.ts';
+import { startModuleWorker } from '../dte/worker-thread.ts';
 import type { FromCheckWorker, Lookup, ToCheckWorker } from './check-worker.ts';
 import { type CheckContext, checkReceived, type EnvelopeOutcome } from './checks.ts';
 
@@ -23,6 +27,16 @@ export interface ReceiveChecker {
   /** Checks run in a worker so far (0 when they run on the caller's thread). */
   stats(): { workerChecks: number };
   close(): Promise<void>;
+}
+
+let shared: ReceiveChecker | null = null;
+const onCallerThread = createReceiveChecker({ workers: 0 });
+
+/** The process's checker: in a worker thread unless SIGN_WORKERS is 0 (then on the caller's thread). */
+export function receiveChecker(config: { SIGN_WORKERS: number }): ReceiveChecker {
+  if (config.SIGN_WORKERS <= 0) return onCallerThread;
+  shared ??= createReceiveChecker({ workers: 1 });
+  return shared;
 }
 
 /** Old-generation heap of the worker, MB: an envelope of up to 10 MB is parsed into a DOM there. */

@@ -21,6 +21,7 @@ import type { Issuer, Prisma, ReceivedDocument, ReceivedEnvelope } from '../gene
 import { searchable } from '../events/document-view.ts';
 import { recordEvent } from '../events/record.ts';
 import { signingCertificate } from '../issuing/key-material.ts';
+import { receiveChecker } from './check-pool.ts';
 import type { CheckContext, CheckResult, DocumentOutcome, EnvelopeOutcome } from './checks.ts';
 import { ESTADO_RECEP_DTE, ESTADO_RECEP_ENV } from './codes.ts';
 import { answerAddress, answersByEmail, queueAnswerEmail } from './answer-email.ts';
@@ -129,14 +130,15 @@ export async function receiveEnvelope(ctx: AppContext, issuer: Issuer, input: Re
     trustedCafKeys: keys,
     ...lookups(db),
   });
-  const first = await ctx.receiveChecker.check(input.bytes, checkContext(ctx.db.prisma));
+  const checker = receiveChecker(ctx.config);
+  const first = await checker.check(input.bytes, checkContext(ctx.db.prisma));
 
   const { envelope, stored } = await ctx.db.prisma.$transaction(
     async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`received:${issuer.id}`}, 0))`;
       const outcome = (await stillUnseen(first, lookups(tx)))
         ? first
-        : await ctx.receiveChecker.check(input.bytes, checkContext(tx));
+        : await checker.check(input.bytes, checkContext(tx));
       const fileName = cleanFileName(input.fileName, outcome.sha256);
       let envelope = await tx.receivedEnvelope.create({
         data: {

@@ -8,7 +8,7 @@
  * dependency); the built service runs the compiled `.js` next to this module.
  */
 import type { Worker } from 'node:worker_threads';
-import { startModuleWorker } from '../../worker-thread.ts';
+import { startModuleWorker } from '../worker-thread.ts';
 import type { PdfFormat, PrintedDocument } from './index.ts';
 import type { RenderResult, RenderTask } from './worker.ts';
 
@@ -38,7 +38,7 @@ interface Slot {
   busy: Pending | null;
 }
 
-/** A worker running pdf-worker (src/worker-thread.ts). */
+/** A worker running pdf-worker (src/dte/worker-thread.ts). */
 function startWorker(): Worker {
   return startModuleWorker(import.meta.url, './worker');
 }

@@ -22,7 +22,7 @@
  */
 import { createHash, type KeyObject } from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
-import { startModuleWorker } from '../../worker-thread.ts';
+import { startModuleWorker } from '../worker-thread.ts';
 import type { Caf } from '../caf.ts';
 import type { SignatureKey } from '../xmldsig.ts';
 import { type KeyPayload, KeyStore, type StageInput, type StageResult, signStage } from './stage.ts';
@@ -156,7 +156,7 @@ const WORKER_DEPTH = 2;
 /** Old-generation heap of a compiled signing worker, MB. */
 const WORKER_HEAP_MB = 64;
 
-/** A worker running worker.ts (src/worker-thread.ts). */
+/** A worker running worker.ts (src/dte/worker-thread.ts). */
 function startWorker(): Worker {
   // A worker holds keys and libxml2 (whose memory is outside the JS heap), not documents: its
   // heap is capped well below the main thread's, so the instance keeps to its memory budget
