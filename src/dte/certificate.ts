@@ -162,8 +162,9 @@ export function parsePkcs12(p12: Buffer, password: string): SigningCertificate {
 
 /**
  * The key material issuing keeps of a certificate, to be sealed with the master key: the private
- * key as PKCS#8 DER and the certificate as DER (JSON, base64), with the holder RUT and subject
- * read from the .p12. `certificateFromKeyMaterial` reads it back with node:crypto alone: reading
+ * key as PKCS#8 DER and the certificate as DER (JSON, base64), with the holder RUT read from the
+ * .p12 (node:crypto cannot read the SII's otherName; the rest comes from the certificate).
+ * `certificateFromKeyMaterial` reads it back with node:crypto alone: reading
  * the .p12 again would mean PKCS#12's key derivation in JavaScript, ~110 ms per certificate on
  * the event loop of every process that starts (migration 20261127190000_certificate_key_material).
  */
@@ -172,7 +173,6 @@ export function sealableKeyMaterial(cert: SigningCertificate): Buffer {
     key: cert.privateKey.export({ type: 'pkcs8', format: 'der' }).toString('base64'),
     cert: cert.certDerBase64,
     holderRut: cert.holderRut,
-    subjectName: cert.subjectName,
   };
   return Buffer.from(JSON.stringify(material), 'utf8');
 }
@@ -181,7 +181,6 @@ interface KeyMaterialJson {
   key: string;
   cert: string;
   holderRut: string | null;
-  subjectName: string;
 }
 
 /** The certificate as `parsePkcs12` returns it, from what `sealableKeyMaterial` wrote. */
@@ -191,7 +190,6 @@ export function certificateFromKeyMaterial(plain: Buffer): SigningCertificate {
     ...certificateParts(new X509Certificate(Buffer.from(m.cert, 'base64'))),
     privateKey: createPrivateKey({ key: Buffer.from(m.key, 'base64'), format: 'der', type: 'pkcs8' }),
     holderRut: m.holderRut,
-    subjectName: m.subjectName,
   };
 }
 

@@ -17,15 +17,15 @@ export function folioThreshold(issuer: Pick<Issuer, 'folioAlerts'>, type: number
 
 /**
  * Per database handle, per issuer, environment and type: the stock (folios left) at which this
- * process last ran the check below in a committed transaction, and whether `folios.exhausted`
- * was then due. While the stock stays under the threshold, every issue would otherwise repeat
+ * process last ran the check below in a committed transaction (0: `folios.exhausted` was due
+ * then). While the stock stays under the threshold, every issue would otherwise repeat
  * the check in a transaction of its own (no shared commit, more round trips) to find events
  * already recorded: on a bench that ran its stock down, the last 10 % of the documents issued
  * about a third slower. The stock only falls as folios are used, so a stock at or below the
  * one already checked has nothing new to announce, until it reaches 0 (`folios.exhausted`). A
  * stock above it means a range was added: check again (a new range is a new crossing).
  */
-const checkedStock = new WeakMap<object, Map<string, { available: number; exhausted: boolean }>>();
+const checkedStock = new WeakMap<object, Map<string, number>>();
 
 const stockKey = (issuerId: string, env: Environment, type: number) => `${issuerId}:${env}:${type}`;
 
@@ -46,8 +46,8 @@ export function stockCheckDue(
     return false;
   }
   const last = checked?.get(key);
-  if (!last || available > last.available) return true;
-  return available === 0 && !last.exhausted;
+  if (last === undefined || available > last) return true;
+  return available === 0 && last > 0;
 }
 
 /** After the transaction that ran `checkFolioStock` committed: what it checked. */
@@ -56,9 +56,9 @@ export function stockChecked(
   at: { issuerId: string; env: Environment; type: number },
   available: number,
 ): void {
-  const checked = checkedStock.get(db) ?? new Map();
+  const checked = checkedStock.get(db) ?? new Map<string, number>();
   checkedStock.set(db, checked);
-  checked.set(stockKey(at.issuerId, at.env, at.type), { available, exhausted: available === 0 });
+  checked.set(stockKey(at.issuerId, at.env, at.type), available);
 }
 
 /** Records `folios.low` / `folios.exhausted` when due; the stock it read (folios left). */

@@ -24,13 +24,14 @@ export type FromCheckWorker =
   | { type: 'error'; id: number; error: string };
 
 const port = parentPort;
-const waiting = new Map<string, { resolve(seen: boolean): void; reject(err: Error): void }>();
+/** The lookups asked and not answered yet, by their number (unique in the worker). */
+const waiting = new Map<number, { resolve(seen: boolean): void; reject(err: Error): void }>();
 let nextQ = 1;
 
 function ask(id: number, lookup: Lookup): Promise<boolean> {
   const q = nextQ++;
   return new Promise<boolean>((resolve, reject) => {
-    waiting.set(`${id}:${q}`, { resolve, reject });
+    waiting.set(q, { resolve, reject });
     port?.postMessage({ type: 'ask', id, q, lookup } satisfies FromCheckWorker);
   });
 }
@@ -57,9 +58,8 @@ port?.on('message', (m: ToCheckWorker) => {
     void run(m);
     return;
   }
-  const key = `${m.id}:${m.q}`;
-  const w = waiting.get(key);
-  waiting.delete(key);
+  const w = waiting.get(m.q);
+  waiting.delete(m.q);
   if (m.type === 'seen') w?.resolve(m.seen);
   else w?.reject(new Error('the lookup failed on the main thread'));
 });
