@@ -5,7 +5,7 @@
  *
  *   GET    /sim/uploads            → JSON list of received uploads (UploadSummary[])
  *   GET    /sim/faults             → JSON list of active faults
- *   POST   /sim/faults             {kind, count?, delayMs?, paths?, companyRut?} → 204
+ *   POST   /sim/faults             {kind, count?, delayMs?, paths?, companyRut?, operations?} → 204
  *   DELETE /sim/faults             → 204
  *   POST   /sim/issuers            {rut, resolutionDate, resolutionNumber, name?} → 204
  *   POST   /sim/processing-delay   {ms} → 204

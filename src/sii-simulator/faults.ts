@@ -14,7 +14,11 @@
  * A fault applies to `count` requests (unlimited when absent) whose path matches `paths`
  * (exact paths; a trailing `*` matches a prefix) and, with `companyRut`, only to uploads for
  * that company (the form's rutCompany-dvCompany): on a simulator shared by several issuers,
- * another issuer's upload in flight cannot use the fault up. Without `paths`,
+ * another issuer's upload in flight cannot use the fault up. With `operations`, only to SOAP
+ * calls of those operations (the element under the SOAP Body, by local name): one web service
+ * path serves several operations, and a background job's other call on it (the registry's
+ * consultarFechaRecepcionSii while a test faults ingresarAceptacionReclamoDoc) cannot use the
+ * fault up either. For both, the request's body is read before the fault is chosen. Without `paths`,
  * `timeout-after-receipt` and a fault with `companyRut` apply to the upload endpoints, the
  * other kinds to every SII path. The simulator's own control API (`/sim/…`) is never affected.
  */
@@ -34,6 +38,8 @@ export interface FaultSpec {
   paths?: string[];
   /** Only uploads for this company (rutCompany-dvCompany of the form). */
   companyRut?: string;
+  /** Only SOAP calls of these operations (local name of the SOAP Body's element). */
+  operations?: string[];
 }
 
 /** What a fault is matched against: the path and, for an upload whose body was read, its company. */
@@ -41,6 +47,8 @@ interface FaultRequest {
   pathname: string;
   /** The upload's company (canonical RUT); null or absent when unknown or not an upload. */
   companyRut?: string | null;
+  /** The SOAP operation called; null or absent when unknown or not a SOAP call. */
+  operation?: string | null;
 }
 
 const UPLOAD_PATHS = [
@@ -79,6 +87,14 @@ export class FaultBoard {
     }
     const companyRut = spec.companyRut === undefined ? undefined : normalizeRut(String(spec.companyRut));
     if (companyRut === null) throw new Error('companyRut must be a valid RUT');
+    if (
+      spec.operations !== undefined &&
+      (!Array.isArray(spec.operations) ||
+        spec.operations.length === 0 ||
+        !spec.operations.every((o) => typeof o === 'string' && o.length > 0))
+    ) {
+      throw new Error('operations must be a non-empty list of operation names');
+    }
     this.faults.push({
       spec: { ...spec, ...(companyRut && { companyRut }) },
       remaining: spec.count ?? Number.POSITIVE_INFINITY,
@@ -90,12 +106,14 @@ export class FaultBoard {
   }
 
   /**
-   * Whether a fault for one company may apply to this path: the request's body must then be
-   * read before `take`, to learn the upload's company.
+   * Whether a fault for one company or for some operations may apply to this path: the
+   * request's body must then be read before `take`, to learn the upload's company or the call.
    */
-  needsCompany(pathname: string): boolean {
+  needsBody(pathname: string): boolean {
     if (pathname.startsWith('/sim/')) return false;
-    return this.faults.some((f) => f.spec.companyRut !== undefined && coversPath(f.spec, pathname));
+    return this.faults.some(
+      (f) => (f.spec.companyRut !== undefined || f.spec.operations !== undefined) && coversPath(f.spec, pathname),
+    );
   }
 
   /** The fault that applies to this request, if any (consuming one of its `count`). */
@@ -105,6 +123,7 @@ export class FaultBoard {
     for (const fault of this.faults) {
       if (fault.remaining <= 0 || !coversPath(fault.spec, pathname)) continue;
       if (fault.spec.companyRut !== undefined && fault.spec.companyRut !== request.companyRut) continue;
+      if (fault.spec.operations !== undefined && !fault.spec.operations.includes(request.operation ?? '')) continue;
       fault.remaining--;
       this.faults = this.faults.filter((f) => f.remaining > 0);
       return fault.spec;
@@ -115,4 +134,17 @@ export class FaultBoard {
   list(): FaultSpec[] {
     return this.faults.map((f) => ({ ...f.spec, ...(Number.isFinite(f.remaining) && { count: f.remaining }) }));
   }
+}
+
+/**
+ * The operation a SOAP request calls: the local name of the first element inside the SOAP
+ * Body, read from the text without parsing it (null when there is none). Only used to choose a
+ * fault; the services parse and check the envelope themselves.
+ */
+export function soapOperationOf(body: Buffer): string | null {
+  const text = body.toString('latin1');
+  const open = /<(?:[A-Za-z_][\w.-]*:)?Body\b[^>]*>/.exec(text);
+  if (!open) return null;
+  const call = /^\s*<(?:[A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)/.exec(text.slice(open.index + open[0].length));
+  return call?.[1] ?? null;
 }

@@ -31,7 +31,7 @@ import { handleControl } from './control.ts';
 import { type Supplier, type SupplierDelivery, sendSupplierDte, standInSupplier } from './supplier.ts';
 import { handleDteUpload } from './dte-upload.ts';
 import { handleDtews } from './dtews.ts';
-import { DEFAULT_SLOW_MS, FaultBoard, type FaultSpec } from './faults.ts';
+import { DEFAULT_SLOW_MS, FaultBoard, type FaultSpec, soapOperationOf } from './faults.ts';
 import { BodyTooLargeError, htmlReply, type Reply, readBody, textReply } from './http-util.ts';
 import { formCompanyOf } from './multipart.ts';
 import { CafIssuer, DEFAULT_MAX_FOLIOS_PER_REQUEST, handleGeneraArchivo, SIMULATOR_CAF_IDK } from './portal.ts';
@@ -347,11 +347,13 @@ export function createSiiSimulator(options: SiiSimulatorOptions = {}): SiiSimula
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestUrl = new URL(req.url ?? '/', 'http://simulator');
     const { pathname } = requestUrl;
-    // A fault for one company's uploads is judged on the form's rutCompany: the body comes first.
-    const early = faultBoard.needsCompany(pathname) ? await readBodyOr413(req, res) : undefined;
+    // A fault for one company's uploads is judged on the form's rutCompany, one for some SOAP
+    // operations on the call: the body comes first.
+    const early = faultBoard.needsBody(pathname) ? await readBodyOr413(req, res) : undefined;
     if (early === null) return;
     const companyRut = early ? formCompanyOf(early, req.headers['content-type']) : null;
-    const fault = faultBoard.take({ pathname, companyRut });
+    const operation = early ? soapOperationOf(early) : null;
+    const fault = faultBoard.take({ pathname, companyRut, operation });
     if (fault?.kind === 'down') {
       req.socket.destroy();
       return;

@@ -395,7 +395,15 @@ describe('in live, against the SII simulator', () => {
 
   it('an answer lost after the SII recorded the action: the retry is answered 7 and counts as done, registered once', async () => {
     const { issuer, rut, api, folios } = await liveReceived();
-    sim.setFault({ kind: 'timeout-after-receipt', paths: [PATH], count: 1, delayMs: 10 });
+    // Only the decision's call: the reception clock's job asks the same path (consultarFechaRecepcionSii)
+    // and, under load, could otherwise use the one fault up first.
+    sim.setFault({
+      kind: 'timeout-after-receipt',
+      paths: [PATH],
+      operations: ['ingresarAceptacionReclamoDoc'],
+      count: 1,
+      delayMs: 10,
+    });
     const d = (await accept(api, rut, folios[0]!)).json().decision;
     expect(d.state).toBe('pending');
     expect(siiEvents(folios[0]!)).toEqual(['ACD']);

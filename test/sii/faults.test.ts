@@ -1,13 +1,15 @@
 /**
  * The simulator's fault board on its own: which requests a fault applies to, how `count` is
- * used up, and `companyRut`, which keeps one issuer's fault from being used up by another
- * issuer's upload on a shared simulator.
+ * used up, `companyRut`, which keeps one issuer's fault from being used up by another
+ * issuer's upload on a shared simulator, and `operations`, which keeps a fault for one SOAP call
+ * from being used up by another call on the same path (a background job's).
  */
 import { describe, expect, it } from 'vitest';
-import { FaultBoard } from '../../src/sii-simulator/faults.ts';
+import { FaultBoard, soapOperationOf } from '../../src/sii-simulator/faults.ts';
 
 const DTE_UPLOAD = '/cgi_dte/UPL/DTEUpload';
 const CR_SEED = '/DTEWS/CrSeed.jws';
+const REGISTRY = '/WSREGISTRORECLAMODTE/registroreclamodteservice';
 const OURS = '76177907-9';
 const OTHER = '96790240-3';
 
@@ -46,11 +48,11 @@ describe('FaultBoard', () => {
   it('companyRut: the body must be read first only on the paths such a fault covers (the uploads by default)', () => {
     const board = new FaultBoard();
     board.add({ kind: 'http500', paths: [CR_SEED] });
-    expect(board.needsCompany(DTE_UPLOAD)).toBe(false);
+    expect(board.needsBody(DTE_UPLOAD)).toBe(false);
     board.add({ kind: 'down', companyRut: OURS });
-    expect(board.needsCompany(DTE_UPLOAD)).toBe(true);
-    expect(board.needsCompany(CR_SEED)).toBe(false);
-    expect(board.needsCompany('/sim/uploads')).toBe(false);
+    expect(board.needsBody(DTE_UPLOAD)).toBe(true);
+    expect(board.needsBody(CR_SEED)).toBe(false);
+    expect(board.needsBody('/sim/uploads')).toBe(false);
     // A company-scoped `down` without paths never hits a request that names no company.
     expect(board.take({ pathname: CR_SEED })?.kind).toBe('http500');
     expect(board.take({ pathname: '/DTEWS/GetTokenFromSeed.jws' })).toBeNull();
@@ -64,5 +66,42 @@ describe('FaultBoard', () => {
     expect(board.take({ pathname: DTE_UPLOAD, companyRut: OURS })?.kind).toBe('down');
     expect(() => board.add({ kind: 'down', companyRut: '76177907-1' })).toThrow(/companyRut/);
     expect(() => board.add({ kind: 'down', count: 0 })).toThrow(/count/);
+  });
+
+  it('operations: only calls of those operations use the fault up; the body is read first on the paths it covers', () => {
+    const board = new FaultBoard();
+    board.add({
+      kind: 'timeout-after-receipt',
+      count: 1,
+      paths: [REGISTRY],
+      operations: ['ingresarAceptacionReclamoDoc'],
+    });
+    expect(board.needsBody(REGISTRY)).toBe(true);
+    expect(board.needsBody(CR_SEED)).toBe(false);
+    expect(board.take({ pathname: REGISTRY, operation: 'consultarFechaRecepcionSii' })).toBeNull();
+    expect(board.take({ pathname: REGISTRY })).toBeNull();
+    expect(board.take({ pathname: REGISTRY, operation: 'ingresarAceptacionReclamoDoc' })?.kind).toBe(
+      'timeout-after-receipt',
+    );
+    expect(board.list()).toEqual([]);
+    expect(() => board.add({ kind: 'down', operations: [] })).toThrow(/operations/);
+    expect(() => board.add({ kind: 'down', operations: [''] })).toThrow(/operations/);
+  });
+
+  it('soapOperationOf reads the element under the SOAP Body, whatever its prefixes', () => {
+    const call = (body: string) =>
+      Buffer.from(
+        `<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:ws="http://ws.registroreclamodte.diii.sdi.sii.cl"><soapenv:Header/>${body}</soapenv:Envelope>`,
+      );
+    expect(
+      soapOperationOf(
+        call(
+          '<soapenv:Body>\n  <ws:consultarFechaRecepcionSii><rutEmisor>1</rutEmisor></ws:consultarFechaRecepcionSii></soapenv:Body>',
+        ),
+      ),
+    ).toBe('consultarFechaRecepcionSii');
+    expect(soapOperationOf(call('<Body><ingresarAceptacionReclamoDoc/></Body>'))).toBe('ingresarAceptacionReclamoDoc');
+    expect(soapOperationOf(call('<soapenv:Body></soapenv:Body>'))).toBeNull();
+    expect(soapOperationOf(Buffer.from('rutCompany=1&dvCompany=9'))).toBeNull();
   });
 });

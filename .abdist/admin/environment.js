@@ -1,0 +1,3 @@
+export function environmentOf(issuer) {
+    return issuer.siiAmbiente === 0 ? 'sandbox' : 'live';
+}

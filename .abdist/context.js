@@ -1,0 +1,1 @@
+export { createKeyCaches } from './caches.js';
