@@ -13,17 +13,28 @@
  * starts a new one. With `workers: 0` (the CLI, SIGN_WORKERS=0) the checks run on the caller's
  * thread.
  *
+ * The same worker writes and signs the receiver's answers (`answer`: the envelope's RespuestaDTE,
+ * a decision's ResultadoDTE and EnvioRecibos; answers.ts says what they cost the event loop).
+ *
  * The process shares one checker (`receiveChecker`): it holds no database or app state (each
  * check brings its lookups), and its worker is unreferenced while idle, so it never keeps a
  * process alive and needs no closing with the app.
  */
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../dte/worker-thread.ts';
+import type { SignatureKey } from '../dte/xmldsig.ts';
+import { AnswerNotWritten, type AnswerTask, buildAnswer } from './answers.ts';
 import type { FromCheckWorker, Lookup, ToCheckWorker } from './check-worker.ts';
 import { type CheckContext, checkReceived, type EnvelopeOutcome } from './checks.ts';
 
 export interface ReceiveChecker {
   check(bytes: Buffer, ctx: CheckContext): Promise<EnvelopeOutcome>;
+  /**
+   * The answer written and signed (ISO-8859-1 bytes); rejects with `AnswerNotWritten` and its
+   * builder's message when the builder refuses (a value its schema refuses), with another error
+   * when the work could not run (the worker stopped).
+   */
+  answer(task: AnswerTask, cert: SignatureKey): Promise<Buffer>;
   /** Checks run in a worker so far (0 when they run on the caller's thread). */
   stats(): { workerChecks: number };
   close(): Promise<void>;
@@ -42,7 +53,8 @@ export function receiveChecker(config: { SIGN_WORKERS: number }): ReceiveChecker
 /** Old-generation heap of the worker, MB: an envelope of up to 10 MB is parsed into a DOM there. */
 const WORKER_HEAP_MB = 256;
 
-interface Task {
+interface CheckTask {
+  kind: 'check';
   ctx: CheckContext;
   resolve(outcome: EnvelopeOutcome): void;
   reject(err: Error): void;
@@ -50,10 +62,19 @@ interface Task {
   lookupError?: unknown;
 }
 
+interface AnswerRun {
+  kind: 'answer';
+  resolve(bytes: Buffer): void;
+  reject(err: Error): void;
+}
+
+type Task = CheckTask | AnswerRun;
+
 export function createReceiveChecker(opts: { workers: number }): ReceiveChecker {
   if (opts.workers <= 0) {
     return {
       check: (bytes, ctx) => checkReceived(bytes, ctx),
+      answer: async (task, cert) => buildAnswer(task, cert),
       stats: () => ({ workerChecks: 0 }),
       close: async () => {},
     };
@@ -76,6 +97,7 @@ export function createReceiveChecker(opts: { workers: number }): ReceiveChecker 
       const task = tasks.get(m.id);
       if (!task) return;
       if (m.type === 'ask') {
+        if (task.kind !== 'check') return;
         lookup(task.ctx, m.lookup).then(
           (seen) => w.postMessage({ type: 'seen', id: m.id, q: m.q, seen } satisfies ToCheckWorker),
           (err: unknown) => {
@@ -87,10 +109,15 @@ export function createReceiveChecker(opts: { workers: number }): ReceiveChecker 
       }
       tasks.delete(m.id);
       if (tasks.size === 0) w.unref();
-      if (m.type === 'done') task.resolve(withBuffers(m.outcome));
+      if (task.kind === 'answer') {
+        if (m.type === 'signed') task.resolve(Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength));
+        else if (m.type === 'not_written') task.reject(new AnswerNotWritten(m.error));
+        else task.reject(new Error(`writing an answer failed in a worker: ${'error' in m ? m.error : m.type}`));
+      } else if (m.type === 'done') task.resolve(withBuffers(m.outcome));
       else
         task.reject(
-          toError(task.lookupError) ?? new Error(`the received-envelope check failed in a worker: ${m.error}`),
+          toError(task.lookupError) ??
+            new Error(`the received-envelope check failed in a worker: ${'error' in m ? m.error : m.type}`),
         );
     });
     const fail = (err: Error) => {
@@ -106,23 +133,41 @@ export function createReceiveChecker(opts: { workers: number }): ReceiveChecker 
     return w;
   }
 
+  /** Hands one message to the worker; the task is answered by its id. */
+  function send(task: Task, message: (id: number) => ToCheckWorker): void {
+    const w = started();
+    const id = nextId++;
+    tasks.set(id, task);
+    // A task in flight keeps the process alive until it answers; an idle worker does not.
+    w.ref();
+    w.postMessage(message(id));
+  }
+
   return {
     check(bytes, ctx) {
       if (closed) return Promise.reject(new Error('the received-envelope checker is closed'));
-      const w = started();
-      const id = nextId++;
       workerChecks += 1;
       return new Promise<EnvelopeOutcome>((resolve, reject) => {
-        tasks.set(id, { ctx, resolve, reject });
-        // A check in flight keeps the process alive until it answers; an idle worker does not.
-        w.ref();
-        w.postMessage({
+        send({ kind: 'check', ctx, resolve, reject }, (id) => ({
           type: 'check',
           id,
           bytes,
           receiverRut: ctx.receiverRut,
           trustedCafKeys: ctx.trustedCafKeys,
-        } satisfies ToCheckWorker);
+        }));
+      });
+    },
+    answer(task, cert) {
+      if (closed) return Promise.reject(new Error('the received-envelope checker is closed'));
+      // Only what signing needs of the certificate crosses (its key and KeyInfo parts).
+      const { privateKey, certDerBase64, modulusBase64, exponentBase64 } = cert;
+      return new Promise<Buffer>((resolve, reject) => {
+        send({ kind: 'answer', resolve, reject }, (id) => ({
+          type: 'answer',
+          id,
+          task,
+          cert: { privateKey, certDerBase64, modulusBase64, exponentBase64 },
+        }));
       });
     },
     stats: () => ({ workerChecks }),

@@ -2,11 +2,15 @@
  * The worker thread of the received-envelope checker (check-pool.ts): runs `checkReceived` on
  * the bytes it is sent, asking the main thread each duplicate lookup (the database is there),
  * and answers the outcome. Several checks may be in flight; each waits only for its own lookups.
+ * It also writes and signs the receiver's answers (answers.ts), which need nothing but their
+ * input and the certificate's key.
  */
 import { parentPort } from 'node:worker_threads';
 import { validateXml } from '../dte/xsd.ts';
 import type { TrustedCafKey } from '../dte/caf.ts';
+import type { SignatureKey } from '../dte/xmldsig.ts';
 import { type CheckContext, checkReceived, type EnvelopeOutcome } from './checks.ts';
+import { AnswerNotWritten, type AnswerTask, buildAnswer } from './answers.ts';
 
 /** A duplicate lookup the worker asks the main thread. */
 export type Lookup =
@@ -15,12 +19,17 @@ export type Lookup =
 
 export type ToCheckWorker =
   | { type: 'check'; id: number; bytes: Uint8Array; receiverRut: string; trustedCafKeys: readonly TrustedCafKey[] }
+  | { type: 'answer'; id: number; task: AnswerTask; cert: SignatureKey }
   | { type: 'seen'; id: number; q: number; seen: boolean }
   | { type: 'lookup_failed'; id: number; q: number };
 
 export type FromCheckWorker =
   | { type: 'ask'; id: number; q: number; lookup: Lookup }
   | { type: 'done'; id: number; outcome: EnvelopeOutcome }
+  | { type: 'signed'; id: number; bytes: Uint8Array }
+  /** An answer its builder refused to write (`AnswerNotWritten`), with the builder's message. */
+  | { type: 'not_written'; id: number; error: string }
+  /** What was thrown otherwise (a Timbre bug): its stack. */
   | { type: 'error'; id: number; error: string };
 
 const port = parentPort;
@@ -53,9 +62,26 @@ async function run(m: Extract<ToCheckWorker, { type: 'check' }>): Promise<void> 
   port?.postMessage(reply);
 }
 
+function answer(m: Extract<ToCheckWorker, { type: 'answer' }>): void {
+  let reply: FromCheckWorker;
+  try {
+    reply = { type: 'signed', id: m.id, bytes: buildAnswer(m.task, m.cert) };
+  } catch (err) {
+    reply =
+      err instanceof AnswerNotWritten
+        ? { type: 'not_written', id: m.id, error: err.message }
+        : { type: 'error', id: m.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+  }
+  port?.postMessage(reply);
+}
+
 port?.on('message', (m: ToCheckWorker) => {
   if (m.type === 'check') {
     void run(m);
+    return;
+  }
+  if (m.type === 'answer') {
+    answer(m);
     return;
   }
   const w = waiting.get(m.q);

@@ -36,9 +36,9 @@ import type { Issuer, Prisma, ReceivedDecision, ReceivedDocument } from '../gene
 import { emailEnabled } from '../issuing/email-queue.ts';
 import { signingCertificate } from '../issuing/key-material.ts';
 import { backoff } from '../issuing/submissions.ts';
-import { buildEnvioRecibos } from './recibos.ts';
 import { type ReceivedDocumentView, receivedDocumentView } from './views.ts';
-import { buildResultado, ESTADO_DTE, type EstadoDte } from './respuesta.ts';
+import { ESTADO_DTE, type EstadoDte } from './respuesta.ts';
+import { receiveChecker } from './check-pool.ts';
 
 /** The registry's accionDoc (docs/receiving.md §4). */
 export type Accion = 'ACD' | 'RCD' | 'ERM' | 'RFP' | 'RFT';
@@ -284,8 +284,12 @@ function estadoOf(d: ReceivedDecision): EstadoDte {
   return d.motivo === 'falta_parcial' ? ESTADO_DTE.ACCEPTED_WITH_DISCREPANCIES : ESTADO_DTE.REJECTED;
 }
 
-/** The signed answers of a decision that holds: the ResultadoDTE, and the EnvioRecibos with ERM. */
-function answers(
+/**
+ * The signed answers of a decision that holds: the ResultadoDTE, and the EnvioRecibos with ERM;
+ * written and signed by the receiving worker (answers.ts), off the event loop.
+ */
+async function answers(
+  ctx: AppContext,
   issuer: Issuer,
   doc: ReceivedDocument,
   envelopeNumber: bigint,
@@ -308,32 +312,41 @@ function answers(
     d.kind === 'claim'
       ? `${d.motivo === 'contenido' ? 'Reclamo al contenido' : d.motivo === 'falta_parcial' ? 'Falta parcial de mercaderias' : 'Falta total de mercaderias'}: ${d.glosa ?? ''}`.trim()
       : null;
-  const resultado = buildResultado(
+  const checker = receiveChecker(ctx.config);
+  const resultado = checker.answer(
     {
-      responderRut: issuer.rut,
-      recipientRut: doc.emisorRut,
-      number: Number(d.number),
-      signedAt,
-      document: { ...document, envelopeNumber: Number(envelopeNumber) },
-      estado: estadoOf(d),
-      reason,
+      kind: 'resultado',
+      input: {
+        responderRut: issuer.rut,
+        recipientRut: doc.emisorRut,
+        number: Number(d.number),
+        signedAt,
+        document: { ...document, envelopeNumber: Number(envelopeNumber) },
+        estado: estadoOf(d),
+        reason,
+      },
     },
     cert,
   );
   const recibos = d.actions.includes('ERM')
-    ? buildEnvioRecibos(
+    ? checker.answer(
         {
-          responderRut: issuer.rut,
-          recipientRut: doc.emisorRut,
-          number: Number(d.number),
-          signedAt,
-          signerRut: cert.holderRut ?? issuer.rut,
-          documents: [{ ...document, recinto: d.recinto ?? '' }],
+          kind: 'recibos',
+          input: {
+            responderRut: issuer.rut,
+            recipientRut: doc.emisorRut,
+            number: Number(d.number),
+            signedAt,
+            signerRut: cert.holderRut ?? issuer.rut,
+            documents: [{ ...document, recinto: d.recinto ?? '' }],
+          },
         },
         cert,
       )
     : null;
-  return { resultado, recibos };
+  // Both awaited together: a refusal of one never leaves the other's rejection unhandled.
+  const [resultadoXml, recibosXml] = await Promise.all([resultado, recibos]);
+  return { resultado: resultadoXml, recibos: recibosXml };
 }
 
 /**
@@ -353,7 +366,7 @@ async function holds(
     where: { id: doc.envelopeId },
     select: { number: true },
   });
-  const xml = answers(issuer, doc, envelope.number, d, cert, now);
+  const xml = await answers(ctx, issuer, doc, envelope.number, d, cert, now);
   const updated = await tx.receivedDecision.update({
     where: { id: d.id },
     data: {

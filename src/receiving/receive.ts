@@ -21,12 +21,12 @@ import type { Issuer, Prisma, ReceivedDocument, ReceivedEnvelope } from '../gene
 import { searchable } from '../events/document-view.ts';
 import { recordEvent } from '../events/record.ts';
 import { signingCertificate } from '../issuing/key-material.ts';
-import { receiveChecker } from './check-pool.ts';
+import { AnswerNotWritten } from './answers.ts';
+import { type ReceiveChecker, receiveChecker } from './check-pool.ts';
 import type { CheckContext, CheckResult, DocumentOutcome, EnvelopeOutcome } from './checks.ts';
 import { ESTADO_RECEP_DTE, ESTADO_RECEP_ENV } from './codes.ts';
 import { answerAddress, answersByEmail, queueAnswerEmail } from './answer-email.ts';
 import { initialClock } from './reception-clock.ts';
-import { buildRespuesta } from './respuesta.ts';
 import { type ReceivedDocumentView, receivedDocumentView, respuestaUrl } from './views.ts';
 
 export interface ReceiveInput {
@@ -165,7 +165,7 @@ export async function receiveEnvelope(ctx: AppContext, issuer: Issuer, input: Re
         if (d.estado !== ESTADO_RECEP_DTE.OK || !d.dte) continue;
         stored.push(await storeDocument(tx, issuer, envelope, d, now));
       }
-      const respuesta = answer(outcome, envelope, issuer, cert, certError, now);
+      const respuesta = await answer(checker, outcome, envelope, issuer, cert, certError, now);
       if (respuesta.xml || respuesta.error) {
         envelope = await tx.receivedEnvelope.update({
           where: { id: envelope.id },
@@ -245,15 +245,20 @@ async function storeDocument(
   });
 }
 
-/** The signed RespuestaDTE, when the envelope says whom to answer and a certificate signs it. */
-function answer(
+/**
+ * The signed RespuestaDTE, when the envelope says whom to answer and a certificate signs it;
+ * written and signed by the checker's worker (answers.ts: up to hundreds of milliseconds for a
+ * large envelope, which the event loop no longer spends).
+ */
+async function answer(
+  checker: ReceiveChecker,
   outcome: EnvelopeOutcome,
   envelope: ReceivedEnvelope,
   issuer: Issuer,
   cert: SignatureKey | null,
   certError: string | null,
   now: Date,
-): { xml: Buffer | null; error: string | null } {
+): Promise<{ xml: Buffer | null; error: string | null }> {
   if (outcome.kind !== 'EnvioDTE' || !outcome.setId || !outcome.caratula) {
     return {
       xml: null,
@@ -266,41 +271,46 @@ function answer(
   if (!cert) return { xml: null, error: `Sin certificado para firmar la respuesta: ${certError}` };
   const timestamp = santiagoTimestamp(now);
   try {
-    const xml = buildRespuesta(
+    const xml = await checker.answer(
       {
-        responderRut: issuer.rut,
-        recipientRut: outcome.caratula.rutEmisor,
-        number: Number(envelope.number),
-        fileName: envelope.fileName,
-        receivedAt: timestamp,
-        signedAt: timestamp,
-        setId: outcome.setId,
-        digest: outcome.digest,
-        caratulaIssuerRut: outcome.caratula.rutEmisor,
-        caratulaReceiverRut: outcome.caratula.rutReceptor,
-        estado: outcome.estado,
-        glosa: answerGlosa(outcome.glosa, outcome.estado, outcome.reason),
-        dteCount: outcome.documents.length,
-        documents: outcome.documents
-          .filter((d) => d.dte)
-          .map((d) => ({
-            type: d.dte!.type,
-            folio: d.dte!.folio,
-            date: d.dte!.date,
-            issuerRut: d.dte!.issuerRut,
-            receiverRut: d.dte!.receiverRut,
-            total: d.dte!.total,
-            estado: d.estado,
-            glosa: answerGlosa(d.glosa, d.estado, d.reason),
-          })),
+        kind: 'respuesta',
+        input: {
+          responderRut: issuer.rut,
+          recipientRut: outcome.caratula.rutEmisor,
+          number: Number(envelope.number),
+          fileName: envelope.fileName,
+          receivedAt: timestamp,
+          signedAt: timestamp,
+          setId: outcome.setId,
+          digest: outcome.digest,
+          caratulaIssuerRut: outcome.caratula.rutEmisor,
+          caratulaReceiverRut: outcome.caratula.rutReceptor,
+          estado: outcome.estado,
+          glosa: answerGlosa(outcome.glosa, outcome.estado, outcome.reason),
+          dteCount: outcome.documents.length,
+          documents: outcome.documents
+            .filter((d) => d.dte)
+            .map((d) => ({
+              type: d.dte!.type,
+              folio: d.dte!.folio,
+              date: d.dte!.date,
+              issuerRut: d.dte!.issuerRut,
+              receiverRut: d.dte!.receiverRut,
+              total: d.dte!.total,
+              estado: d.estado,
+              glosa: answerGlosa(d.glosa, d.estado, d.reason),
+            })),
+        },
       },
       cert,
     );
     return { xml, error: null };
   } catch (e) {
     // A RUT the schema's RUTType refuses (the Carátula's, unchecked when the signature failed)
-    // leaves the envelope recorded and unanswered.
-    return { xml: null, error: `No se pudo escribir la respuesta: ${(e as Error).message.slice(0, 300)}` };
+    // leaves the envelope recorded and unanswered. Anything else (the worker stopped) fails the
+    // reception: nothing is recorded, and the sender may try again.
+    if (!(e instanceof AnswerNotWritten)) throw e;
+    return { xml: null, error: `No se pudo escribir la respuesta: ${e.message.slice(0, 300)}` };
   }
 }
 
