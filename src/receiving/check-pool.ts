@@ -70,7 +70,14 @@ interface AnswerRun {
 
 type Task = CheckTask | AnswerRun;
 
-export function createReceiveChecker(opts: { workers: number }): ReceiveChecker {
+export interface ReceiveCheckerOptions {
+  /** Worker threads: 1, or 0 to check and sign on the caller's thread. */
+  workers: number;
+  /** Called when a task is handed to the worker (tests use it to stop that worker). */
+  onDispatch?: (worker: Worker) => void;
+}
+
+export function createReceiveChecker(opts: ReceiveCheckerOptions): ReceiveChecker {
   if (opts.workers <= 0) {
     return {
       check: (bytes, ctx) => checkReceived(bytes, ctx),
@@ -141,6 +148,7 @@ export function createReceiveChecker(opts: { workers: number }): ReceiveChecker 
     // A task in flight keeps the process alive until it answers; an idle worker does not.
     w.ref();
     w.postMessage(message(id));
+    opts.onDispatch?.(w);
   }
 
   return {

@@ -12,7 +12,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { trustedCafKeys } from '../../src/admin/cafs.ts';
 import { generateTestCertificate } from '../../src/dte/certificate.ts';
 import { AnswerNotWritten } from '../../src/receiving/answers.ts';
-import { createReceiveChecker, type ReceiveChecker } from '../../src/receiving/check-pool.ts';
+import {
+  createReceiveChecker,
+  type ReceiveChecker,
+  type ReceiveCheckerOptions,
+} from '../../src/receiving/check-pool.ts';
 import type { CheckContext } from '../../src/receiving/checks.ts';
 import { closeAfterApps } from '../helpers/app.ts';
 import { replaceOnce } from '../helpers/dte-pipeline.ts';
@@ -27,8 +31,8 @@ beforeAll(() => {
 });
 
 /** A checker closed after this file's tests. */
-function checker(workers: number): ReceiveChecker {
-  const c = createReceiveChecker({ workers });
+function checker(workers: number, onDispatch?: ReceiveCheckerOptions['onDispatch']): ReceiveChecker {
+  const c = createReceiveChecker({ workers, ...(onDispatch && { onDispatch }) });
   closeAfterApps(() => c.close());
   return c;
 }
@@ -149,5 +153,44 @@ describe('the received-envelope checker', () => {
     expect(onLoopError).toBeInstanceOf(AnswerNotWritten);
     expect((inWorkerError as Error).message).toBe((onLoopError as Error).message);
     expect((inWorkerError as Error).message).toContain('RutResponde');
+  });
+
+  it('a worker stopped while writing an answer is a failure, not a refusal; the next answer is written by a new worker', async () => {
+    let stop = true;
+    const c = checker(1, (worker) => {
+      if (!stop) return;
+      stop = false;
+      void worker.terminate();
+    });
+    const { cert } = generateTestCertificate({ holderRut: '13185095-6', name: 'Recepción Prueba' });
+    const resultado = {
+      kind: 'resultado' as const,
+      input: {
+        responderRut: RECEIVER,
+        recipientRut: '96790240-3',
+        number: 3,
+        signedAt: '2026-11-27T10:00:00',
+        document: {
+          type: 33,
+          folio: 77,
+          date: '2026-11-20',
+          issuerRut: '96790240-3',
+          receiverRut: RECEIVER,
+          total: 119_000,
+          envelopeNumber: 2,
+        },
+        estado: 0 as const,
+        reason: null,
+      },
+    };
+    const failed = await c.answer(resultado, cert).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(Error);
+    // The reception that waits for it fails and records nothing, instead of storing an envelope
+    // without its answer as it does for a refusal (src/receiving/receive.ts).
+    expect(failed).not.toBeInstanceOf(AnswerNotWritten);
+    expect((failed as Error).message).toMatch(/stopped|failed/);
+    const written = await c.answer(resultado, cert);
+    expect(xmllint(written, 'RespuestaEnvioDTE_v10.xsd').ok).toBe(true);
+    expect(written.toString('latin1')).toContain('<Folio>77</Folio>');
   });
 });

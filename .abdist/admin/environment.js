@@ -1,3 +1,0 @@
-export function environmentOf(issuer) {
-    return issuer.siiAmbiente === 0 ? 'sandbox' : 'live';
-}

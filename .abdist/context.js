@@ -1,1 +1,0 @@
-export { createKeyCaches } from './caches.js';
