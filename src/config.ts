@@ -130,8 +130,8 @@ export const configSchema = z.object({
   FILE_CACHE_MB: z.coerce.number().int().min(0).max(4096).default(32),
   /**
    * Worker threads that stamp, sign and check each document (src/dte/signing/pool.ts); 0 signs
-   * on the event loop, and checks received envelopes there too instead of in their own worker
-   * thread (src/receiving/check-pool.ts). Default: one fewer than the cores available to the process (at least
+   * on the event loop, and checks received envelopes and signs the answers to them there too
+   * instead of in their own worker thread (src/receiving/check-pool.ts). Default: one fewer than the cores available to the process (at least
    * one), leaving a core to the event loop and PostgreSQL (BENCHMARKS.md, "Signing stage alone").
    */
   SIGN_WORKERS: z.coerce

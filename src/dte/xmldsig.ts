@@ -43,6 +43,15 @@ export type SignatureKey = Pick<
   'privateKey' | 'certDerBase64' | 'modulusBase64' | 'exponentBase64'
 >;
 
+/**
+ * Only the signing parts of a certificate (a `SigningCertificate` carries more): what crosses to
+ * a worker thread by structured clone, and what a worker keeps.
+ */
+export function signatureKeyOf(cert: SignatureKey): SignatureKey {
+  const { privateKey, certDerBase64, modulusBase64, exponentBase64 } = cert;
+  return { privateKey, certDerBase64, modulusBase64, exponentBase64 };
+}
+
 export class XmlParseError extends Error {}
 
 /** Parses XML text strictly (any parser warning is an error). */

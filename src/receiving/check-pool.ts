@@ -22,7 +22,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../dte/worker-thread.ts';
-import type { SignatureKey } from '../dte/xmldsig.ts';
+import { type SignatureKey, signatureKeyOf } from '../dte/xmldsig.ts';
 import { AnswerNotWritten, type AnswerTask, buildAnswer } from './answers.ts';
 import type { FromCheckWorker, Lookup, ToCheckWorker } from './check-worker.ts';
 import { type CheckContext, checkReceived, type EnvelopeOutcome } from './checks.ts';
@@ -167,14 +167,13 @@ export function createReceiveChecker(opts: ReceiveCheckerOptions): ReceiveChecke
     },
     answer(task, cert) {
       if (closed) return Promise.reject(new Error('the received-envelope checker is closed'));
-      // Only what signing needs of the certificate crosses (its key and KeyInfo parts).
-      const { privateKey, certDerBase64, modulusBase64, exponentBase64 } = cert;
       return new Promise<Buffer>((resolve, reject) => {
         send({ kind: 'answer', resolve, reject }, (id) => ({
           type: 'answer',
           id,
           task,
-          cert: { privateKey, certDerBase64, modulusBase64, exponentBase64 },
+          // Only what signing needs of the certificate crosses (its key and KeyInfo parts).
+          cert: signatureKeyOf(cert),
         }));
       });
     },

@@ -10,7 +10,7 @@ import { validateXml } from '../dte/xsd.ts';
 import type { TrustedCafKey } from '../dte/caf.ts';
 import type { SignatureKey } from '../dte/xmldsig.ts';
 import { type CheckContext, checkReceived, type EnvelopeOutcome } from './checks.ts';
-import { AnswerNotWritten, type AnswerTask, buildAnswer } from './answers.ts';
+import { type AnswerTask, buildAnswer } from './answers.ts';
 
 /** A duplicate lookup the worker asks the main thread. */
 export type Lookup =
@@ -29,7 +29,7 @@ export type FromCheckWorker =
   | { type: 'signed'; id: number; bytes: Uint8Array }
   /** An answer its builder refused to write (`AnswerNotWritten`), with the builder's message. */
   | { type: 'not_written'; id: number; error: string }
-  /** What was thrown otherwise (a Timbre bug): its stack. */
+  /** A check that threw (a Timbre bug): its stack. */
   | { type: 'error'; id: number; error: string };
 
 const port = parentPort;
@@ -67,10 +67,8 @@ function answer(m: Extract<ToCheckWorker, { type: 'answer' }>): void {
   try {
     reply = { type: 'signed', id: m.id, bytes: buildAnswer(m.task, m.cert) };
   } catch (err) {
-    reply =
-      err instanceof AnswerNotWritten
-        ? { type: 'not_written', id: m.id, error: err.message }
-        : { type: 'error', id: m.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+    // `buildAnswer` throws nothing but AnswerNotWritten (it wraps what its builder throws).
+    reply = { type: 'not_written', id: m.id, error: (err as Error).message };
   }
   port?.postMessage(reply);
 }

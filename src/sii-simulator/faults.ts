@@ -23,6 +23,7 @@
  * other kinds to every SII path. The simulator's own control API (`/sim/…`) is never affected.
  */
 import { normalizeRut } from '../dte/rut.ts';
+import { parseSoapCall } from './soap.ts';
 
 type FaultKind = 'down' | 'slow' | 'http500' | 'timeout-after-receipt';
 
@@ -137,14 +138,14 @@ export class FaultBoard {
 }
 
 /**
- * The operation a SOAP request calls: the local name of the first element inside the SOAP
- * Body, read from the text without parsing it (null when there is none). Only used to choose a
- * fault; the services parse and check the envelope themselves.
+ * The operation a SOAP request calls (the element under the Body, by local name, as the
+ * services read it: `parseSoapCall`); null when the body is no SOAP call. Only read when a fault
+ * scoped to operations covers the path.
  */
 export function soapOperationOf(body: Buffer): string | null {
-  const text = body.toString('latin1');
-  const open = /<(?:[A-Za-z_][\w.-]*:)?Body\b[^>]*>/.exec(text);
-  if (!open) return null;
-  const call = /^\s*<(?:[A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)/.exec(text.slice(open.index + open[0].length));
-  return call?.[1] ?? null;
+  try {
+    return parseSoapCall(body.toString('utf8')).operation;
+  } catch {
+    return null;
+  }
 }

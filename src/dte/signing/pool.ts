@@ -24,7 +24,7 @@ import { createHash, type KeyObject } from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../worker-thread.ts';
 import type { Caf } from '../caf.ts';
-import type { SignatureKey } from '../xmldsig.ts';
+import { type SignatureKey, signatureKeyOf } from '../xmldsig.ts';
 import { type KeyPayload, KeyStore, type StageInput, type StageResult, signStage } from './stage.ts';
 import type { FromWorker, ToWorker } from './worker.ts';
 
@@ -86,16 +86,12 @@ function keyId(kind: 'cert' | 'caf', object: object, content: () => string): str
 function payloads(keys: KeyMaterial): { certId: string; cafId: string; make: Map<string, () => KeyPayload> } {
   const certId = keyId('cert', keys.cert, () => keys.cert.certDerBase64);
   const cafId = keyId('caf', keys.caf, () => keys.caf.cafXml);
-  const { privateKey, certDerBase64, modulusBase64, exponentBase64 } = keys.cert;
   const { cafXml, modulus, exponent } = keys.caf;
   return {
     certId,
     cafId,
     make: new Map<string, () => KeyPayload>([
-      [
-        certId,
-        () => ({ kind: 'cert', id: certId, cert: { privateKey, certDerBase64, modulusBase64, exponentBase64 } }),
-      ],
+      [certId, () => ({ kind: 'cert', id: certId, cert: signatureKeyOf(keys.cert) })],
       [cafId, () => ({ kind: 'caf', id: cafId, caf: { cafXml, modulus, exponent }, privateKey: keys.cafPrivateKey })],
     ]),
   };

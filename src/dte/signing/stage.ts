@@ -11,7 +11,7 @@ import { buildDteXml } from '../dte-xml.ts';
 import type { DteDocument } from '../model.ts';
 import { buildTed } from '../ted.ts';
 import { verifyStoredDte } from '../verify-stored.ts';
-import { encodeLatin1, type SignatureKey, signDte, withXmlDeclaration } from '../xmldsig.ts';
+import { encodeLatin1, type SignatureKey, signatureKeyOf, signDte, withXmlDeclaration } from '../xmldsig.ts';
 
 export interface StageInput {
   doc: DteDocument;
@@ -63,11 +63,7 @@ export class KeyStore {
 
   add(p: KeyPayload): void {
     if (p.kind === 'cert') {
-      const { privateKey, certDerBase64, modulusBase64, exponentBase64 } = p.cert;
-      this.certs.set(p.id, {
-        cert: { privateKey, certDerBase64, modulusBase64, exponentBase64 },
-        certificateKey: createPublicKey(privateKey),
-      });
+      this.certs.set(p.id, { cert: signatureKeyOf(p.cert), certificateKey: createPublicKey(p.cert.privateKey) });
     } else {
       this.cafs.set(p.id, { caf: { cafXml: p.caf.cafXml }, cafPrivateKey: p.privateKey, cafKey: cafPublicKey(p.caf) });
     }
